@@ -1,0 +1,39 @@
+"""trifecta-monitor: watch AI-agent sessions for the lethal trifecta.
+
+Private data, untrusted content and external communication assembled in one session let one injected
+sentence steer an agent into sending private data out. The monitor classifies every tool call into those
+three legs, follows each session, and says, call by call, when they meet.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from monitor.decide import Policy
+from monitor.errors import InputError, TrifectaError
+from monitor.models.decisions import Action, Alert, AlertKind, Decision, Evidence, Level, Reason
+from monitor.models.legs import Leg, Posture
+from monitor.models.reports import CallReport, SessionReport
+from monitor.session.monitor import SessionMonitor
+
+try:
+    __version__ = version("trifecta-monitor")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = [
+    "Action",
+    "Alert",
+    "AlertKind",
+    "CallReport",
+    "Decision",
+    "Evidence",
+    "InputError",
+    "Leg",
+    "Level",
+    "Policy",
+    "Posture",
+    "Reason",
+    "SessionMonitor",
+    "SessionReport",
+    "TrifectaError",
+    "__version__",
+]

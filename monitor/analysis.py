@@ -1,0 +1,51 @@
+"""Offline analysis: feed a record stream through a :class:`SessionMonitor`, yield finished sessions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from monitor.ingest.records import Record, RecordError, SessionEnd
+from monitor.models.reports import SessionReport
+from monitor.models.tools import Severity
+from monitor.session.monitor import SessionMonitor
+
+
+@dataclass
+class AnalysisSummary:
+    """Counts over everything analysed so far (kept as counters: memory does not grow with sessions)."""
+
+    sessions: int = 0
+    calls: int = 0
+    by_level: Counter[str] = field(default_factory=Counter)
+    by_action: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    max_severity: Severity | None = None
+
+    def add(self, report: SessionReport) -> None:
+        """Count one finished session."""
+        self.sessions += 1
+        self.calls += len(report.calls)
+        self.by_level[report.level.value] += 1
+        for call in report.calls:
+            self.by_action[call.decision.action.value] += 1
+        for alert in report.alerts:
+            if self.max_severity is None or alert.severity.rank > self.max_severity.rank:
+                self.max_severity = alert.severity
+
+
+def analyze_records(records: Iterable[Record], monitor: SessionMonitor) -> Iterator[SessionReport | RecordError]:
+    """Replay records through ``monitor``; yield each session's report when it ends, and every error.
+
+    A session is forgotten as soon as it is reported, so memory follows the sessions still open.
+    """
+    for record in records:
+        if isinstance(record, SessionEnd):
+            yield monitor.end_session(record.session_id)
+        elif isinstance(record, RecordError):
+            yield record
+        else:
+            monitor.observe(record)
+    for session_id in monitor.sessions():
+        yield monitor.end_session(session_id)

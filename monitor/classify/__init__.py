@@ -1,0 +1,18 @@
+"""Classification of tool calls into the three legs (DESIGN §3)."""
+
+from monitor.classify.engine import CallClassification, Classifier, classify_result_hints
+from monitor.classify.heuristics import HEURISTICS, Heuristic, match_heuristics, tokenize_name
+from monitor.classify.layers import OverrideResult, OverrideSource, ToolContext
+
+__all__ = [
+    "HEURISTICS",
+    "CallClassification",
+    "Classifier",
+    "Heuristic",
+    "OverrideResult",
+    "OverrideSource",
+    "ToolContext",
+    "classify_result_hints",
+    "match_heuristics",
+    "tokenize_name",
+]

@@ -1,0 +1,120 @@
+"""The decision policy (DESIGN §4): from the session's legs and the call's evidence to allow/confirm/deny."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from monitor.models.decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
+from monitor.models.legs import Leg
+from monitor.session.evidence import FragmentHit, LabelledDestination, Origin
+
+
+class Policy(BaseModel):
+    """How the monitor decides.
+
+    ``enforce`` turns the confirm on an exfiltration to an attacker-suggested destination into a deny.
+    ``conversation_is_private`` counts user messages as private data in the context. ``allowlist`` holds
+    e-mail addresses and domains (a domain covers its subdomains) that are always user-sanctioned.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enforce: bool = False
+    conversation_is_private: bool = True
+    allowlist: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """What the engine knows about a requested call, gathered from the session state."""
+
+    call_id: str
+    legs_before: frozenset[Leg]
+    legs_call: frozenset[Leg]
+    rule_ids: tuple[str, ...]
+    arguments_available: bool
+    destinations: Sequence[LabelledDestination]
+    fragments: Sequence[FragmentHit]
+
+
+_SANCTIONED_REASON = {
+    Origin.USER: Reason.DESTINATION_USER_SANCTIONED,
+    Origin.ALLOWLIST: Reason.DESTINATION_ALLOWLISTED,
+    Origin.LISTING: Reason.DESTINATION_FROM_LISTING,
+    Origin.PRIVATE_TEXT: Reason.DESTINATION_FROM_LISTING,
+}
+_ARMED = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
+
+
+def level_of_legs(legs: frozenset[Leg]) -> Level:
+    """The level the context legs alone give: clean, partial or armed."""
+    if legs >= _ARMED:
+        return Level.ARMED
+    return Level.PARTIAL if legs else Level.CLEAN
+
+
+def decide(policy: Policy, facts: CallFacts) -> Decision:
+    """Decide one call. Pure: the same facts always give the same decision."""
+    base_level = level_of_legs(facts.legs_before)
+    if Leg.EXTERNAL_COMMUNICATION not in facts.legs_call:
+        return _decision(facts, Action.ALLOW, base_level, (Reason.NO_EXTERNAL_COMMUNICATION,))
+    if base_level is not Level.ARMED:
+        return _decision(facts, Action.ALLOW, base_level, (Reason.NOT_ARMED,))
+
+    attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
+    unseen = [d for d in facts.destinations if d.origin is Origin.UNSEEN]
+    # Private content is exfiltrated when it goes where nobody but the attacker chose.
+    exfiltration = bool(attacker) or (bool(facts.fragments) and (bool(unseen) or not facts.destinations))
+    level = Level.EXFILTRATION if exfiltration else Level.TRIFECTA
+
+    reasons: list[Reason] = []
+    if attacker:
+        reasons.append(Reason.DESTINATION_ATTACKER_SUGGESTED)
+    if unseen:
+        reasons.append(Reason.DESTINATION_UNSEEN)
+    if facts.fragments:
+        reasons.append(Reason.PRIVATE_FRAGMENT)
+    if not facts.arguments_available:
+        reasons.append(Reason.ARGUMENTS_UNAVAILABLE)
+
+    if attacker or unseen:
+        action = Action.CONFIRM
+        if attacker and exfiltration and policy.enforce:
+            action = Action.DENY
+            reasons.append(Reason.ENFORCED)
+    elif facts.destinations:
+        action = Action.ALLOW
+        reasons.extend(dict.fromkeys(_SANCTIONED_REASON[d.origin] for d in facts.destinations))
+    elif facts.fragments or not facts.arguments_available:
+        action = Action.CONFIRM
+    else:
+        action = Action.ALLOW
+        reasons.extend((Reason.NO_DESTINATION, Reason.NO_PRIVATE_FRAGMENT))
+    return _decision(facts, action, level, tuple(reasons))
+
+
+def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Reason, ...]) -> Decision:
+    evidence = [
+        Evidence(
+            kind=EvidenceKind.DESTINATION,
+            from_call=d.from_call,
+            detail=f"{d.destination.value} at {d.destination.path}: {d.origin.value}",
+        )
+        for d in facts.destinations
+    ]
+    evidence.extend(
+        Evidence(kind=EvidenceKind.FRAGMENT, from_call=f.from_call, detail=f.text[:200]) for f in facts.fragments
+    )
+    return Decision(
+        call_id=facts.call_id,
+        action=action,
+        level=level,
+        legs_before=facts.legs_before,
+        legs_call=facts.legs_call,
+        reasons=reasons,
+        rule_ids=facts.rule_ids,
+        evidence=tuple(evidence),
+    )

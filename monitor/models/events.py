@@ -1,0 +1,74 @@
+"""Session events: the one shape every input adapter yields and the engine consumes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session_id: str = Field(min_length=1)
+    time: datetime | None = None
+
+
+class ToolsListed(_Event):
+    """A server's ``tools/list`` result as the host saw it. Tools stay raw: they are parsed leniently."""
+
+    kind: Literal["tools_listed"] = "tools_listed"
+    server: str
+    tools: list[Any]
+    trusted: bool = False
+
+
+class UserMessage(_Event):
+    """Text the user typed: trusted, and private (the conversation itself is private data)."""
+
+    kind: Literal["user_message"] = "user_message"
+    text: str
+
+
+class AssistantMessage(_Event):
+    """Text the model wrote."""
+
+    kind: Literal["assistant_message"] = "assistant_message"
+    text: str
+
+
+class ToolCall(_Event):
+    """A tool call as requested, before it runs. ``arguments`` is None when the trace did not record them."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str | None = None
+    server: str
+    tool: str
+    arguments: dict[str, Any] | None = None
+
+
+class ToolResult(_Event):
+    """The result of a call. ``result`` is None when the trace did not record it."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    result: Any = None
+    is_error: bool = False
+
+
+Event = Annotated[
+    ToolsListed | UserMessage | AssistantMessage | ToolCall | ToolResult,
+    Field(discriminator="kind"),
+]
+"""A session event: a discriminated union on ``kind``."""
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def build_event_schema() -> dict[str, Any]:
+    """Return the JSON Schema of one native JSONL line."""
+    schema = EVENT_ADAPTER.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "trifecta-monitor event"
+    return schema

@@ -1,0 +1,168 @@
+"""Tool definitions, MCP tool annotations and annotation findings."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+ANNOTATION_MEMBERS: tuple[str, ...] = (
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+)
+HINT_MEMBERS: tuple[str, ...] = ANNOTATION_MEMBERS[1:]
+
+
+class Severity(StrEnum):
+    """Severity of an alert or finding, lowest first."""
+
+    INFO = "info"
+    WARNING = "warning"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        """Position in the order info < warning < high < critical."""
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {s: i for i, s in enumerate(Severity)}
+
+
+class ToolAnnotations(BaseModel):
+    """MCP ``ToolAnnotations``: a closed set of hints, each a strict boolean (``title`` a string)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str | None = None
+    readOnlyHint: StrictBool | None = None
+    destructiveHint: StrictBool | None = None
+    idempotentHint: StrictBool | None = None
+    openWorldHint: StrictBool | None = None
+
+    @property
+    def open_world(self) -> bool:
+        """``openWorldHint`` with its spec default (true)."""
+        return True if self.openWorldHint is None else self.openWorldHint
+
+
+class Finding(BaseModel):
+    """A problem found in input that was still accepted (e.g. a non-boolean hint treated as absent)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    severity: Severity
+    message: str
+    pointer: str = Field(description="JSON pointer to the offending field")
+
+
+class ToolDefinition(BaseModel):
+    """One tool as a server lists it in ``tools/list``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict)
+    annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
+    definition_hash: str = Field(description="sha256 of the canonical JSON of the definition as served")
+
+
+def hash_definition(raw: dict[str, Any]) -> str:
+    """Return the definition hash (DESIGN §2) of a raw tool object as served."""
+    canonical = {
+        "name": raw.get("name"),
+        "description": raw.get("description"),
+        "inputSchema": raw.get("inputSchema"),
+        "annotations": raw.get("annotations"),
+    }
+    return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def parse_tool(raw: Any, pointer: str = "") -> tuple[ToolDefinition | None, list[Finding]]:
+    """Parse a raw ``tools/list`` entry leniently.
+
+    Unknown annotation members and non-boolean hints become findings and count as absent. Returns
+    ``None`` for an entry without a usable name.
+    """
+    findings: list[Finding] = []
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
+        findings.append(
+            Finding(
+                id="tool-without-name",
+                severity=Severity.WARNING,
+                pointer=pointer or "/",
+                message="tool entry has no string 'name'; ignored",
+            )
+        )
+        return None, findings
+    description = raw.get("description")
+    schema = raw.get("inputSchema")
+    annotations, ann_findings = _parse_annotations(raw.get("annotations"), f"{pointer}/annotations")
+    findings.extend(ann_findings)
+    tool = ToolDefinition(
+        name=raw["name"],
+        description=description if isinstance(description, str) else "",
+        input_schema=schema if isinstance(schema, dict) else {},
+        annotations=annotations,
+        definition_hash=hash_definition(raw),
+    )
+    return tool, findings
+
+
+def _parse_annotations(raw: Any, pointer: str) -> tuple[ToolAnnotations, list[Finding]]:
+    if raw is None:
+        return ToolAnnotations(), []
+    if not isinstance(raw, dict):
+        return ToolAnnotations(), [
+            Finding(
+                id="annotations-not-object",
+                severity=Severity.WARNING,
+                pointer=pointer,
+                message=f"annotations must be an object, got {type(raw).__name__}; treated as absent",
+            )
+        ]
+    findings: list[Finding] = []
+    kept: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in ANNOTATION_MEMBERS:
+            findings.append(
+                Finding(
+                    id="annotation-unknown-member",
+                    severity=Severity.WARNING,
+                    pointer=f"{pointer}/{key}",
+                    message=f"unknown annotation member {key!r}; ignored",
+                )
+            )
+        elif key == "title":
+            if isinstance(value, str):
+                kept[key] = value
+            else:
+                findings.append(
+                    Finding(
+                        id="annotation-title-not-string",
+                        severity=Severity.WARNING,
+                        pointer=f"{pointer}/{key}",
+                        message="title must be a string; ignored",
+                    )
+                )
+        elif isinstance(value, bool):
+            kept[key] = value
+        elif value is not None:
+            findings.append(
+                Finding(
+                    id="annotation-hint-not-boolean",
+                    severity=Severity.WARNING,
+                    pointer=f"{pointer}/{key}",
+                    message=f"{key} must be a boolean, got {orjson.dumps(value).decode()}; treated as absent",
+                )
+            )
+    return ToolAnnotations(**kept), findings

@@ -1,0 +1,1 @@
+"""Output formats of ``trifecta analyze``."""

@@ -1,0 +1,1 @@
+"""Per-session state, evidence and the capability graph."""

@@ -1,0 +1,134 @@
+"""Reading tool results as the structured data they are, and telling free text from listed values."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import yaml
+
+_YamlLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Keys whose values are written prose, and so are what an attacker writes.
+FREE_TEXT_KEYS = frozenset(
+    [
+        "body",
+        "content",
+        "text",
+        "description",
+        "message",
+        "messages",
+        "review",
+        "reviews",
+        "comment",
+        "comments",
+        "note",
+        "notes",
+        "summary",
+        "snippet",
+        "subject",
+        "title",
+        "bio",
+        "about",
+        "details",
+        "instructions",
+        "data",
+        "value",
+        "html",
+        "markdown",
+    ]
+)
+_FREE_TEXT_MIN_LENGTH = 80
+_FREE_TEXT_MIN_WORDS = 6
+_MAX_PARSE_CHARS = 2_000_000
+_KEY_VALUE_LINE = re.compile(r"^\s*([A-Za-z_][\w .-]{0,40}):\s+(\S.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class TextLeaf:
+    """One string found in a result, with the key it stood under and whether it reads as free text."""
+
+    key: str
+    value: str
+    free_text: bool
+
+
+def is_free_text(key: str, value: str) -> bool:
+    """Prose (by its key, its length or its shape) rather than a short structured value."""
+    if key.lower() in FREE_TEXT_KEYS or "\n" in value or len(value) >= _FREE_TEXT_MIN_LENGTH:
+        return True
+    return value.count(" ") + 1 >= _FREE_TEXT_MIN_WORDS
+
+
+def iter_leaves(value: Any, key: str = "") -> Iterator[TextLeaf]:
+    """Yield every string leaf of a result, parsing strings that hold JSON, YAML or key: value text."""
+    if isinstance(value, str):
+        yield from _iter_string(value, key)
+    elif isinstance(value, dict):
+        if isinstance(value.get("content"), list) and value.get("type") is None:
+            # An MCP CallToolResult: read its content blocks and structured content, skip protocol fields.
+            for block in value["content"]:
+                if isinstance(block, dict) and isinstance(block.get("text"), str):
+                    yield from _iter_string(block["text"], key)
+                elif isinstance(block, dict) and isinstance(block.get("resource"), dict):
+                    yield from iter_leaves(block["resource"].get("text"), key)
+            if "structuredContent" in value:
+                yield from iter_leaves(value["structuredContent"], key)
+            return
+        for k, v in value.items():
+            if k == "_meta":
+                continue
+            yield from iter_leaves(v, str(k))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from iter_leaves(item, key)
+    elif value is not None and not isinstance(value, bool):
+        yield TextLeaf(key, str(value), False)
+
+
+def _iter_string(text: str, key: str) -> Iterator[TextLeaf]:
+    parsed = parse_structured(text)
+    if parsed is None:
+        yield TextLeaf(key, text, is_free_text(key, text))
+    else:
+        yield from iter_leaves(parsed, key)
+
+
+def parse_structured(text: str) -> dict[str, Any] | list[Any] | None:
+    """Parse text that holds a JSON or YAML document or ``key: value`` lines; None for plain prose."""
+    stripped = text.strip()
+    if not stripped or len(stripped) > _MAX_PARSE_CHARS:
+        return None
+    if stripped[0] in "[{":
+        try:
+            doc = orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return doc if isinstance(doc, dict | list) else None
+    if ":" not in stripped and not stripped.startswith("- "):
+        return None
+    try:
+        doc = yaml.load(stripped, Loader=_YamlLoader)
+    except yaml.YAMLError:
+        return _parse_key_value_lines(stripped)
+    return doc if isinstance(doc, dict | list) else None
+
+
+def _parse_key_value_lines(text: str) -> dict[str, Any] | None:
+    pairs: dict[str, Any] = {}
+    prose: list[str] = []
+    for line in text.splitlines():
+        m = _KEY_VALUE_LINE.match(line)
+        if m:
+            pairs.setdefault(m.group(1).strip(), m.group(2).strip())
+        elif line.strip():
+            prose.append(line)
+    if not pairs:
+        return None
+    if prose:
+        pairs["text"] = "\n".join(prose)
+    return pairs

@@ -1,0 +1,259 @@
+"""Evidence: where a destination came from, and private content found in a call's arguments."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+
+from monitor.session.content import TextLeaf, iter_leaves
+
+
+class DestinationKind(StrEnum):
+    """What sort of address a destination is."""
+
+    EMAIL = "email"
+    DOMAIN = "domain"
+    IBAN = "iban"
+    PHONE = "phone"
+    NAME = "name"
+
+
+class Origin(StrEnum):
+    """Who chose a destination, judged by where the session first saw it (strongest claim first)."""
+
+    USER = "user-sanctioned"
+    ALLOWLIST = "allowlisted"
+    LISTING = "listing"
+    PRIVATE_TEXT = "private-text"
+    ATTACKER = "attacker-suggested"
+    UNSEEN = "unseen"
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """An address a call sends to, with the argument path it was found under."""
+
+    kind: DestinationKind
+    value: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledDestination:
+    """A destination and its origin; ``from_call`` is the call whose content first showed it, if any."""
+
+    destination: Destination
+    origin: Origin
+    from_call: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FragmentHit:
+    """Private content of ``from_call`` found in the arguments."""
+
+    from_call: str
+    text: str
+
+
+# Argument keys whose values name where a call sends to.
+DESTINATION_KEYS = frozenset(
+    [
+        "recipient",
+        "recipients",
+        "to",
+        "cc",
+        "bcc",
+        "participants",
+        "attendees",
+        "email",
+        "emails",
+        "address_to",
+        "url",
+        "urls",
+        "uri",
+        "endpoint",
+        "webhook",
+        "channel",
+        "phone",
+        "phone_number",
+        "number",
+        "iban",
+        "user",
+        "username",
+    ]
+)
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}")
+_URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s'\"<>()\[\]{}]+", re.IGNORECASE)
+_BARE_DOMAIN = re.compile(
+    r"(?<![@\w.-])(?:www\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+    r"(?:com|net|org|io|dev|ai|co|app|me|info|biz|xyz|site|online|us|uk|de|fr|eu|ru|cn|gov|edu)\b"
+    r"(?![@\w-])",
+    re.IGNORECASE,
+)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Lowercase and fold white space, so copies that were re-wrapped still match."""
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host.removeprefix("www.").lower()
+
+
+def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
+    """Yield e-mail addresses, domains (of URLs and bare host names), IBANs and phone numbers in text."""
+    for m in _EMAIL.finditer(text):
+        yield DestinationKind.EMAIL, m.group(0).lower()
+    without_emails = _EMAIL.sub(" ", text)
+    for m in _URL.finditer(without_emails):
+        host = _host(m.group(0))
+        if host:
+            yield DestinationKind.DOMAIN, host
+    for m in _BARE_DOMAIN.finditer(_URL.sub(" ", without_emails)):
+        yield DestinationKind.DOMAIN, m.group(0).lower().removeprefix("www.")
+    for m in _IBAN.finditer(text):
+        yield DestinationKind.IBAN, m.group(0).replace(" ", "")
+    for m in _PHONE.finditer(text):
+        yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
+
+
+def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:
+    """Return the destinations of a call: addresses anywhere in its arguments, and the values under
+    destination keys (and ``extra_paths``) even when they are plain names."""
+    paths = set(extra_paths)
+    found: dict[tuple[DestinationKind, str], Destination] = {}
+    for path, key, text in _walk_arguments(arguments):
+        for kind, value in find_addresses(text):
+            found.setdefault((kind, value), Destination(kind, value, path))
+        is_destination_field = key.lower() in DESTINATION_KEYS or path in paths
+        if is_destination_field and text.strip() and not any(True for _ in find_addresses(text)):
+            value = normalize_text(text)
+            found.setdefault((DestinationKind.NAME, value), Destination(DestinationKind.NAME, value, path))
+    return list(found.values())
+
+
+def _walk_arguments(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
+    if isinstance(value, str):
+        yield path or "/", key, value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _walk_arguments(v, f"{path}/{k}", str(k))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _walk_arguments(item, f"{path}/{i}", key)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield path or "/", key, str(value)
+
+
+def flatten_arguments(arguments: Mapping[str, Any]) -> str:
+    """All string values of the arguments, normalised and joined, for fragment search."""
+    return "\n".join(normalize_text(text) for _, _, text in _walk_arguments(arguments))
+
+
+@dataclass
+class ContentIndex:
+    """What the session has seen, indexed for destination provenance and private-fragment search.
+
+    Memory is bounded: at most ``max_fragments`` private fragments and ``max_text_chars`` of untrusted
+    free text are kept; past that the oldest go and ``truncated`` is set.
+    """
+
+    min_fragment_chars: int = 20
+    max_fragments: int = 20_000
+    max_text_chars: int = 4_000_000
+    user_text: list[str] = field(default_factory=list)
+    listed: dict[str, str] = field(default_factory=dict)
+    free_text: list[tuple[str, str, bool]] = field(default_factory=list)
+    fragments: dict[str, str] = field(default_factory=dict)
+    truncated: bool = False
+    _text_chars: int = 0
+
+    def add_user_text(self, text: str) -> None:
+        """Record text the user typed."""
+        self.user_text.append(normalize_text(text))
+
+    def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
+        """Index one tool result: listed values, free text, and (for private results) fragments."""
+        for leaf in iter_leaves(result):
+            if leaf.free_text:
+                self._add_free_text(call_id, leaf, untrusted)
+            else:
+                self._add_listed(call_id, leaf)
+            if private:
+                self._add_fragments(call_id, leaf)
+
+    def _add_listed(self, call_id: str, leaf: TextLeaf) -> None:
+        value = normalize_text(leaf.value)
+        self.listed.setdefault(value, call_id)
+        for _, address in find_addresses(leaf.value):
+            self.listed.setdefault(address, call_id)
+
+    def _add_free_text(self, call_id: str, leaf: TextLeaf, untrusted: bool) -> None:
+        text = normalize_text(leaf.value)
+        self.free_text.append((call_id, text, untrusted))
+        self._text_chars += len(text)
+        while self._text_chars > self.max_text_chars and len(self.free_text) > 1:
+            self._text_chars -= len(self.free_text.pop(0)[1])
+            self.truncated = True
+
+    def _add_fragments(self, call_id: str, leaf: TextLeaf) -> None:
+        pieces = re.split(r"[\n.!?;]+", leaf.value) if leaf.free_text else [leaf.value]
+        for piece in pieces:
+            text = normalize_text(piece)
+            if len(text) >= self.min_fragment_chars:
+                self.fragments.setdefault(text, call_id)
+        while len(self.fragments) > self.max_fragments:
+            del self.fragments[next(iter(self.fragments))]
+            self.truncated = True
+
+    def label(self, destination: Destination, allowlist: Iterable[str] = ()) -> LabelledDestination:
+        """Label a destination by the strongest place the session saw it."""
+        value = destination.value
+        if any(value in text for text in self.user_text):
+            return LabelledDestination(destination, Origin.USER, None)
+        if _allowlisted(destination, allowlist):
+            return LabelledDestination(destination, Origin.ALLOWLIST, None)
+        listed_in = self.listed.get(value)
+        if listed_in is not None:
+            return LabelledDestination(destination, Origin.LISTING, listed_in)
+        attacker_call: str | None = None
+        for call_id, text, untrusted in self.free_text:
+            if value in text:
+                if not untrusted:
+                    return LabelledDestination(destination, Origin.PRIVATE_TEXT, call_id)
+                attacker_call = attacker_call or call_id
+        if attacker_call is not None:
+            return LabelledDestination(destination, Origin.ATTACKER, attacker_call)
+        return LabelledDestination(destination, Origin.UNSEEN, None)
+
+    def find_fragments(self, argument_text: str) -> list[FragmentHit]:
+        """Private fragments (not typed by the user) that appear verbatim in the argument text."""
+        if len(argument_text) < self.min_fragment_chars:
+            return []
+        hits = []
+        for fragment, call_id in self.fragments.items():
+            if fragment in argument_text and not any(fragment in text for text in self.user_text):
+                hits.append(FragmentHit(call_id, fragment))
+        return hits
+
+
+def _allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
+    value = destination.value
+    domain = value.rsplit("@", 1)[-1] if destination.kind is DestinationKind.EMAIL else value
+    for entry in allowlist:
+        entry = entry.lower().removeprefix("www.")
+        if value == entry or domain == entry or domain.endswith("." + entry):
+            return True
+    return False

@@ -1,0 +1,296 @@
+"""The session engine: hosts tell it what happens, it answers each call with a :class:`Decision`."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from monitor.classify.engine import Classifier, classify_result_hints
+from monitor.classify.layers import OverrideSource, ToolContext
+from monitor.decide import CallFacts, Policy, decide, level_of_legs
+from monitor.models.decisions import Action, AlertKind, Decision, Level, Reason
+from monitor.models.events import AssistantMessage, Event, ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.models.legs import ALL_LEGS, Leg, Posture, sort_legs
+from monitor.models.reports import SessionReport
+from monitor.models.tools import Finding, parse_tool
+from monitor.session.evidence import (
+    ContentIndex,
+    FragmentHit,
+    LabelledDestination,
+    extract_destinations,
+    flatten_arguments,
+)
+from monitor.session.state import CallRecord, SessionState
+
+logger = logging.getLogger("monitor")
+
+_CONVERSATION = ""
+
+
+class SessionMonitor:
+    """Watches sessions for the lethal trifecta and decides each tool call before it runs.
+
+    Every method is safe to call from an agent host: it never raises. If the monitor itself fails,
+    :meth:`before_call` answers ``confirm`` with the reason ``monitor-error`` and the failure is logged.
+    """
+
+    def __init__(
+        self,
+        *,
+        posture: Posture | str = Posture.BALANCED,
+        policy: Policy | None = None,
+        overrides: OverrideSource | None = None,
+        max_fragments: int = 20_000,
+    ) -> None:
+        self.posture = Posture(posture)
+        self.policy = policy or Policy()
+        self.classifier = Classifier(self.posture, overrides)
+        self.max_fragments = max_fragments
+        self.internal_errors = 0
+        self._sessions: dict[str, SessionState] = {}
+        self._lock = threading.RLock()
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    def register_tools(self, session_id: str, server: str, tools: Any, trusted: bool = False) -> list[Finding]:
+        """Record a server's ``tools/list`` result. Returns the annotation findings (also raised as alerts)."""
+        try:
+            with self._lock:
+                return self._register_tools(self._state(session_id), server, tools, trusted)
+        except Exception:
+            self._fail("register_tools")
+            return []
+
+    def observe_user_message(self, session_id: str, text: str) -> None:
+        """Record text the user typed: it sanctions destinations, and is private data in the context."""
+        try:
+            with self._lock:
+                state = self._state(session_id)
+                state.index.add_user_text(str(text))
+                if self.policy.conversation_is_private:
+                    self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
+        except Exception:
+            self._fail("observe_user_message")
+
+    def before_call(
+        self,
+        session_id: str,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        call_id: str | None = None,
+    ) -> Decision:
+        """Decide a requested call: ``allow``, ``confirm`` or ``deny``, with reasons and evidence."""
+        try:
+            with self._lock:
+                return self._before_call(self._state(session_id), server, tool, arguments, call_id)
+        except Exception:
+            self._fail("before_call")
+            return Decision(
+                call_id=call_id or "unknown",
+                action=Action.CONFIRM,
+                level=Level.CLEAN,
+                legs_before=frozenset(),
+                legs_call=frozenset(),
+                reasons=(Reason.MONITOR_ERROR,),
+            )
+
+    def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> None:
+        """Record the result of a call; its private data and untrusted content now enter the context."""
+        try:
+            with self._lock:
+                self._after_call(self._state(session_id), call_id, result, is_error)
+        except Exception:
+            self._fail("after_call")
+
+    def session(self, session_id: str) -> SessionReport:
+        """A snapshot of the session: legs, level, alerts, calls and ``.graph``."""
+        with self._lock:
+            return self._state(session_id).to_report()
+
+    def end_session(self, session_id: str) -> SessionReport:
+        """Forget a session and return its final snapshot."""
+        with self._lock:
+            state = self._sessions.pop(session_id, None) or self._new_state(session_id)
+            return state.to_report()
+
+    def sessions(self) -> list[str]:
+        """Ids of the sessions currently held."""
+        with self._lock:
+            return list(self._sessions)
+
+    def observe(self, event: Event) -> Decision | None:
+        """Feed one event; returns the decision for a ``tool_call`` and None otherwise."""
+        if isinstance(event, ToolsListed):
+            self.register_tools(event.session_id, event.server, event.tools, event.trusted)
+        elif isinstance(event, UserMessage):
+            self.observe_user_message(event.session_id, event.text)
+        elif isinstance(event, ToolCall):
+            return self.before_call(event.session_id, event.server, event.tool, event.arguments, event.call_id)
+        elif isinstance(event, ToolResult):
+            self.after_call(event.session_id, event.call_id, event.result, event.is_error)
+        elif isinstance(event, AssistantMessage):
+            with self._lock:
+                self._state(event.session_id)
+        return None
+
+    # -- engine -------------------------------------------------------------------------------------
+
+    def _fail(self, where: str) -> None:
+        self.internal_errors += 1
+        logger.exception("trifecta-monitor internal error in %s", where)
+
+    def _new_state(self, session_id: str) -> SessionState:
+        return SessionState(session_id=session_id, index=ContentIndex(max_fragments=self.max_fragments))
+
+    def _state(self, session_id: str) -> SessionState:
+        state = self._sessions.get(session_id)
+        if state is None:
+            state = self._sessions[session_id] = self._new_state(session_id)
+        return state
+
+    def _register_tools(self, state: SessionState, server: str, tools: Any, trusted: bool) -> list[Finding]:
+        findings: list[Finding] = []
+        items = tools if isinstance(tools, list) else [tools]
+        for i, raw in enumerate(items):
+            definition, tool_findings = parse_tool(raw, f"/tools/{i}")
+            findings.extend(tool_findings)
+            name = definition.name if definition else f"#{i}"
+            for finding in tool_findings:
+                state.raise_alert(
+                    AlertKind.INVALID_ANNOTATION, None, f"{server}/{name}: {finding.message} ({finding.pointer})"
+                )
+            if definition is None:
+                continue
+            state.tools[(server, definition.name)] = (definition, bool(trusted))
+            legs = self.classifier.classify(ToolContext(server, definition.name, definition, bool(trusted)))
+            self._add_available(state, legs.classification.legs, None)
+        return findings
+
+    def _add_available(self, state: SessionState, legs: frozenset[Leg], call_id: str | None) -> None:
+        state.available |= legs
+        if not state.exposed and state.available >= ALL_LEGS:
+            state.exposed = True
+            state.raise_alert(AlertKind.EXPOSED, call_id, "the tools available in this session cover all three legs")
+
+    def _enter_legs(self, state: SessionState, legs: frozenset[Leg] | set[Leg], call_id: str) -> None:
+        was_armed = level_of_legs(frozenset(state.legs)) is Level.ARMED
+        for leg in sort_legs(legs):
+            state.legs.setdefault(leg, call_id)
+        level = level_of_legs(frozenset(state.legs))
+        state.raise_level(level, call_id or None)
+        if level is Level.ARMED and not was_armed:
+            state.raise_alert(
+                AlertKind.ARMED,
+                call_id or None,
+                "untrusted content and private data have both entered the context",
+                path=state.path_to(call_id) if call_id else state.path_to(""),
+            )
+
+    def _commit(self, state: SessionState, record: CallRecord) -> None:
+        """A call's private data and untrusted content enter the context once it has run."""
+        if record in state.uncommitted:
+            state.uncommitted.remove(record)
+            legs = record.classification.legs - {Leg.EXTERNAL_COMMUNICATION}
+            if legs:
+                self._enter_legs(state, legs, record.call_id)
+
+    def _before_call(
+        self,
+        state: SessionState,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        call_id: str | None,
+    ) -> Decision:
+        # Calls whose results never arrived have still run by now.
+        for pending in list(state.uncommitted):
+            self._commit(state, pending)
+        index = len(state.calls)
+        args = dict(arguments) if isinstance(arguments, Mapping) else None
+        known = state.tools.get((server, tool))
+        context = ToolContext(server, tool, known[0] if known else None, known[1] if known else False, args)
+        classified = self.classifier.classify(context)
+        legs_call = classified.classification.legs
+        legs_before = frozenset(state.legs)
+        unique_id = self._unique_call_id(state, call_id, index)
+        labelled: list[LabelledDestination] = []
+        fragments: list[FragmentHit] = []
+        # Evidence is only needed, and only gathered, for an external call made while armed.
+        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_of_legs(legs_before) is Level.ARMED and args:
+            labelled = [state.index.label(d, self.policy.allowlist) for d in extract_destinations(args)]
+            fragments = state.index.find_fragments(flatten_arguments(args))
+        facts = CallFacts(
+            call_id=unique_id,
+            legs_before=legs_before,
+            legs_call=legs_call,
+            rule_ids=classified.rule_ids,
+            arguments_available=args is not None,
+            destinations=labelled,
+            fragments=fragments,
+        )
+        decision = decide(self.policy, facts)
+        record = CallRecord(
+            unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
+        )
+        state.calls.append(record)
+        state.unanswered.setdefault(call_id or unique_id, []).append(record)
+        state.uncommitted.append(record)
+        self._add_available(state, legs_call, unique_id)
+        if Leg.EXTERNAL_COMMUNICATION in legs_call:
+            state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
+            state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
+        self._alert_on_decision(state, decision)
+        return decision
+
+    @staticmethod
+    def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
+        unique = call_id if call_id and call_id not in state.used_ids else f"{call_id or 'call'}#{index}"
+        state.used_ids.add(unique)
+        return unique
+
+    def _alert_on_decision(self, state: SessionState, decision: Decision) -> None:
+        if decision.level.rank < Level.TRIFECTA.rank:
+            return
+        state.raise_level(decision.level, decision.call_id)
+        path = state.path_to(decision.call_id)
+        summary = ", ".join(r.value for r in decision.reasons)
+        if decision.level is Level.EXFILTRATION:
+            state.raise_alert(
+                AlertKind.EXFILTRATION,
+                decision.call_id,
+                f"private data may leave the session ({summary}); action {decision.action.value}",
+                path=path,
+                evidence=decision.evidence,
+            )
+        elif decision.action is not Action.ALLOW or not state.trifecta_alerted:
+            state.raise_alert(
+                AlertKind.TRIFECTA,
+                decision.call_id,
+                f"external communication requested while armed ({summary}); action {decision.action.value}",
+                path=path,
+                evidence=decision.evidence,
+            )
+        state.trifecta_alerted = True
+
+    def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> None:
+        waiting = state.unanswered.get(call_id)
+        if not waiting:
+            logger.debug("result for unknown call %r in session %r ignored", call_id, state.session_id)
+            return
+        record = waiting.pop(0)
+        if not waiting:
+            del state.unanswered[call_id]
+        record.answered = True
+        hints = classify_result_hints(result)
+        if hints:
+            record.classification = record.classification.with_added(hints)
+            self._add_available(state, record.classification.legs, record.call_id)
+        legs = record.classification.legs
+        if result is not None:
+            state.index.add_result(
+                record.call_id, result, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
+            )
+        self._commit(state, record)
