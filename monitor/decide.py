@@ -64,10 +64,13 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     if base_level is not Level.ARMED:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NOT_ARMED,))
 
+    # Addresses found only inside content (not under a destination argument) can show the attacker's hand,
+    # but they neither sanction the call nor make it unreadable-destination-free.
+    keyed = [d for d in facts.destinations if d.destination.keyed]
     attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
-    unseen = [d for d in facts.destinations if d.origin is Origin.UNSEEN]
+    unseen = [d for d in keyed if d.origin is Origin.UNSEEN]
     # Private content is exfiltrated when it goes where nobody but the attacker chose.
-    exfiltration = bool(attacker) or (bool(facts.fragments) and (bool(unseen) or not facts.destinations))
+    exfiltration = bool(attacker) or (bool(facts.fragments) and (bool(unseen) or not keyed))
     level = Level.EXFILTRATION if exfiltration else Level.TRIFECTA
 
     reasons: list[Reason] = []
@@ -85,9 +88,9 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
         if attacker and exfiltration and policy.enforce:
             action = Action.DENY
             reasons.append(Reason.ENFORCED)
-    elif facts.destinations:
+    elif keyed:
         action = Action.ALLOW
-        reasons.extend(dict.fromkeys(_SANCTIONED_REASON[d.origin] for d in facts.destinations))
+        reasons.extend(dict.fromkeys(_SANCTIONED_REASON[d.origin] for d in keyed))
     elif facts.fragments or not facts.arguments_available:
         action = Action.CONFIRM
     else:

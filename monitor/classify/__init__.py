@@ -5,9 +5,9 @@ from monitor.classify.heuristics import HEURISTICS, Heuristic, match_heuristics,
 from monitor.classify.layers import OverrideResult, OverrideSource, ToolContext
 
 __all__ = [
-    "HEURISTICS",
     "CallClassification",
     "Classifier",
+    "HEURISTICS",
     "Heuristic",
     "OverrideResult",
     "OverrideSource",

@@ -35,7 +35,7 @@ def read_agentdojo(path: Path, root: Path | None = None) -> RecordStream:
     if is_archive(path):
         yield from _read_archive(path)
     elif path.is_dir():
-        for file in sorted(p for p in path.rglob("*.json") if p.is_file()):
+        for file in sorted(p for p in path.rglob("*") if p.is_file() and (p.suffix == ".json" or is_archive(p))):
             yield from read_agentdojo(file, root or path)
     else:
         base = root or path.parent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -11,7 +11,7 @@ import orjson
 from pydantic import ValidationError
 
 from monitor.ingest.records import RecordError, RecordStream, SessionEnd
-from monitor.models.events import EVENT_ADAPTER
+from monitor.models.events import EVENT_ADAPTER, ToolCall, ToolResult
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 
@@ -29,8 +29,9 @@ def read_jsonl(path: Path, max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS) -
 
 def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS) -> RecordStream:
     """Stream the events of native JSONL read from ``fh``; ``name`` names it in errors."""
-    open_sessions: OrderedDict[str, int] = OrderedDict()
-    ended: set[str] = set()
+    # Open sessions in order of last activity (the eviction order), and recently closed ones (bounded).
+    open_sessions: OrderedDict[str, _OpenSession] = OrderedDict()
+    closed: OrderedDict[str, None] = OrderedDict()
     for lineno, line in enumerate(fh, start=1):
         if not line.strip():
             continue
@@ -44,28 +45,46 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
             yield RecordError(source=source, message=f"not a valid event: {_summarize(exc)}")
             continue
         sid = event.session_id
-        if sid in ended and sid not in open_sessions:
-            ended.discard(sid)
+        session = open_sessions.get(sid)
+        if session is None:
+            if sid in closed:
+                del closed[sid]
+                yield RecordError(
+                    source=source,
+                    message=(
+                        f"session {sid!r} continues after it was closed (more than {max_open_sessions} sessions "
+                        "interleaved); its later events are analysed as a separate session"
+                    ),
+                )
+            session = open_sessions[sid] = _OpenSession(lineno)
+            if len(open_sessions) > max_open_sessions:
+                oldest, _ = open_sessions.popitem(last=False)
+                closed[oldest] = None
+                if len(closed) > _CLOSED_REMEMBERED_FACTOR * max_open_sessions:
+                    closed.popitem(last=False)
+                yield SessionEnd(session_id=oldest)
+        open_sessions.move_to_end(sid)
+        if isinstance(event, ToolCall) and event.call_id:
+            session.call_ids.add(event.call_id)
+        elif isinstance(event, ToolResult) and event.call_id not in session.call_ids:
             yield RecordError(
                 source=source,
-                message=(
-                    f"session {sid!r} continues after it was closed (more than {max_open_sessions} sessions "
-                    "interleaved); its later events are analysed as a separate session"
-                ),
+                message=f"result for call {event.call_id!r}, which no earlier "
+                "tool_call of this session requested; ignored",
             )
-        open_sessions[sid] = lineno
-        open_sessions.move_to_end(sid)
-        if len(open_sessions) > max_open_sessions:
-            oldest, _ = open_sessions.popitem(last=False)
-            ended.add(oldest)
-            yield SessionEnd(session_id=oldest)
+            continue
         yield event
-    yield from _end_all(open_sessions)
-
-
-def _end_all(open_sessions: OrderedDict[str, int]) -> Iterator[SessionEnd]:
-    for sid in open_sessions:
+    for sid in sorted(open_sessions, key=lambda s: open_sessions[s].first_line):
         yield SessionEnd(session_id=sid)
+
+
+_CLOSED_REMEMBERED_FACTOR = 10
+
+
+@dataclass
+class _OpenSession:
+    first_line: int
+    call_ids: set[str] = field(default_factory=set)
 
 
 def _summarize(exc: ValidationError) -> str:

@@ -69,6 +69,10 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 def build_event_schema() -> dict[str, Any]:
     """Return the JSON Schema of one native JSONL line."""
     schema = EVENT_ADAPTER.json_schema()
+    # ``kind`` has a default in Python, but a line without it cannot be read: the schema says so.
+    for definition in schema["$defs"].values():
+        if "kind" in definition.get("properties", {}):
+            definition["required"] = sorted({*definition.get("required", []), "kind"})
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "trifecta-monitor event"
     return schema

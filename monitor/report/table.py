@@ -22,7 +22,8 @@ LEVEL_STYLE = {
     Level.TRIFECTA: "bold red",
     Level.EXFILTRATION: "bold white on red",
 }
-_COLUMNS = (("session", 44), ("level", 12), ("legs", 5), ("calls", 5), ("confirm", 7), ("deny", 4), ("raised by", 40))
+# The session id comes last, so that long ids are never cut.
+_COLUMNS = (("level", 12), ("legs", 4), ("calls", 5), ("confirm", 7), ("deny", 4), ("raised by", 36), ("session", 0))
 
 
 def format_legs(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
@@ -42,7 +43,10 @@ class TableWriter:
     def _row(self, cells: list[Text]) -> Table:
         table = Table.grid(padding=(0, 1))
         for _, width in _COLUMNS:
-            table.add_column(width=width, no_wrap=True, overflow="ellipsis")
+            if width:
+                table.add_column(width=width, no_wrap=True, overflow="ellipsis")
+            else:
+                table.add_column(no_wrap=True)
         table.add_row(*cells)
         return table
 
@@ -54,13 +58,13 @@ class TableWriter:
         self._console.print(
             self._row(
                 [
-                    Text(report.session_id),
                     Text(report.level.value, style=LEVEL_STYLE[report.level]),
                     Text(format_legs(report.legs)),
                     Text(str(len(report.calls))),
                     Text(str(actions.count(Action.CONFIRM))),
                     Text(str(actions.count(Action.DENY))),
                     Text(raised_by),
+                    Text(report.session_id),
                 ]
             )
         )

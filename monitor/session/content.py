@@ -66,35 +66,80 @@ def is_free_text(key: str, value: str) -> bool:
 def iter_leaves(value: Any, key: str = "") -> Iterator[TextLeaf]:
     """Yield every string leaf of a result, parsing strings that hold JSON, YAML or key: value text."""
     if isinstance(value, str):
+        yield from _iter_string(value, key, whole_result=True)
+    else:
+        yield from _iter_value(value, key)
+
+
+def _iter_value(value: Any, key: str) -> Iterator[TextLeaf]:
+    if isinstance(value, str):
         yield from _iter_string(value, key)
     elif isinstance(value, dict):
         if isinstance(value.get("content"), list) and value.get("type") is None:
             # An MCP CallToolResult: read its content blocks and structured content, skip protocol fields.
             for block in value["content"]:
                 if isinstance(block, dict) and isinstance(block.get("text"), str):
-                    yield from _iter_string(block["text"], key)
+                    yield from _iter_string(block["text"], key, whole_result=True)
                 elif isinstance(block, dict) and isinstance(block.get("resource"), dict):
-                    yield from iter_leaves(block["resource"].get("text"), key)
+                    yield from _iter_value(block["resource"].get("text"), key)
             if "structuredContent" in value:
-                yield from iter_leaves(value["structuredContent"], key)
+                yield from _iter_value(value["structuredContent"], key)
             return
         for k, v in value.items():
             if k == "_meta":
                 continue
-            yield from iter_leaves(v, str(k))
+            yield from _iter_value(v, str(k))
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from iter_leaves(item, key)
+            yield from _iter_value(item, key)
     elif value is not None and not isinstance(value, bool):
         yield TextLeaf(key, str(value), False)
 
 
-def _iter_string(text: str, key: str) -> Iterator[TextLeaf]:
-    parsed = parse_structured(text)
-    if parsed is None:
-        yield TextLeaf(key, text, is_free_text(key, text))
-    else:
-        yield from iter_leaves(parsed, key)
+def _iter_string(text: str, key: str, whole_result: bool = False) -> Iterator[TextLeaf]:
+    if whole_result or _may_hold_document(text):
+        text = _unquote(text)
+        parsed = parse_structured(text)
+        if parsed is not None:
+            yield from _iter_value(parsed, key)
+            return
+    yield TextLeaf(key, text, is_free_text(key, text))
+    # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
+    for document in _embedded_documents(text):
+        yield from _iter_value(document, key)
+
+
+def _unquote(text: str) -> str:
+    """A result that is itself a JSON string literal stands for the string it encodes."""
+    stripped = text.strip()
+    if len(stripped) > 1 and stripped[0] == '"' == stripped[-1]:
+        try:
+            decoded = orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            return text
+        if isinstance(decoded, str):
+            return decoded
+    return text
+
+
+def _embedded_documents(text: str) -> Iterator[dict[str, Any] | list[Any]]:
+    if "\n" not in text:
+        return
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) > 2 and line[0] in "[{" and line[-1] in "]}":
+            try:
+                document = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(document, dict | list):
+                yield document
+
+
+def _may_hold_document(text: str) -> bool:
+    # A one-line value such as a timestamp or "Re: hello" is a value, not an embedded document.
+    head = text.lstrip()[:1]
+    return head in ("{", "[") or ("\n" in text and ":" in text) or text.lstrip().startswith("- ")
 
 
 def parse_structured(text: str) -> dict[str, Any] | list[Any] | None:

@@ -40,6 +40,8 @@ class Destination:
     kind: DestinationKind
     value: str
     path: str
+    keyed: bool = True
+    """Found under a destination argument (True), or only as an address inside other content (False)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,8 @@ _BARE_DOMAIN = re.compile(
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 _PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
 _SPACE = re.compile(r"\s+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+_EDGE_PUNCTUATION = " .!?;:,'\"()[]"
 
 
 def normalize_text(text: str) -> str:
@@ -130,18 +134,28 @@ def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
 
 
 def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:
-    """Return the destinations of a call: addresses anywhere in its arguments, and the values under
-    destination keys (and ``extra_paths``) even when they are plain names."""
+    """Return where a call sends to.
+
+    The values under destination arguments (recipient-like keys, and ``extra_paths`` that a rule declares)
+    name the destinations, as addresses or, failing that, as plain names. Only when a call has no such
+    argument are addresses inside its other arguments returned, marked ``keyed=False``: a link inside a
+    mail body is content, not where the mail goes.
+    """
     paths = set(extra_paths)
-    found: dict[tuple[DestinationKind, str], Destination] = {}
+    keyed: dict[tuple[DestinationKind, str], Destination] = {}
+    anywhere: dict[tuple[DestinationKind, str], Destination] = {}
     for path, key, text in _walk_arguments(arguments):
-        for kind, value in find_addresses(text):
-            found.setdefault((kind, value), Destination(kind, value, path))
-        is_destination_field = key.lower() in DESTINATION_KEYS or path in paths
-        if is_destination_field and text.strip() and not any(True for _ in find_addresses(text)):
-            value = normalize_text(text)
-            found.setdefault((DestinationKind.NAME, value), Destination(DestinationKind.NAME, value, path))
-    return list(found.values())
+        addresses = list(find_addresses(text))
+        if key.lower() in DESTINATION_KEYS or path in paths:
+            for kind, value in addresses:
+                keyed.setdefault((kind, value), Destination(kind, value, path))
+            if not addresses and text.strip():
+                value = normalize_text(text)
+                keyed.setdefault((DestinationKind.NAME, value), Destination(DestinationKind.NAME, value, path))
+        else:
+            for kind, value in addresses:
+                anywhere.setdefault((kind, value), Destination(kind, value, path, keyed=False))
+    return list((keyed or anywhere).values())
 
 
 def _walk_arguments(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
@@ -209,9 +223,9 @@ class ContentIndex:
             self.truncated = True
 
     def _add_fragments(self, call_id: str, leaf: TextLeaf) -> None:
-        pieces = re.split(r"[\n.!?;]+", leaf.value) if leaf.free_text else [leaf.value]
+        pieces = _SENTENCE_BREAK.split(leaf.value) if leaf.free_text else [leaf.value]
         for piece in pieces:
-            text = normalize_text(piece)
+            text = normalize_text(piece).strip(_EDGE_PUNCTUATION)
             if len(text) >= self.min_fragment_chars:
                 self.fragments.setdefault(text, call_id)
         while len(self.fragments) > self.max_fragments:

@@ -68,11 +68,20 @@ class SessionMonitor:
         try:
             with self._lock:
                 state = self._state(session_id)
+                self._commit_older(state)
                 state.index.add_user_text(str(text))
                 if self.policy.conversation_is_private:
                     self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
         except Exception:
             self._fail("observe_user_message")
+
+    def observe_assistant_message(self, session_id: str, text: str) -> None:
+        """Record that the model wrote text: every call requested before it has run by now."""
+        try:
+            with self._lock:
+                self._commit_older(self._state(session_id))
+        except Exception:
+            self._fail("observe_assistant_message")
 
     def before_call(
         self,
@@ -132,8 +141,7 @@ class SessionMonitor:
         elif isinstance(event, ToolResult):
             self.after_call(event.session_id, event.call_id, event.result, event.is_error)
         elif isinstance(event, AssistantMessage):
-            with self._lock:
-                self._state(event.session_id)
+            self.observe_assistant_message(event.session_id, event.text)
         return None
 
     # -- engine -------------------------------------------------------------------------------------
@@ -197,6 +205,12 @@ class SessionMonitor:
             if legs:
                 self._enter_legs(state, legs, record.call_id)
 
+    def _commit_older(self, state: SessionState, index: int | None = None) -> None:
+        """Calls requested before ``index`` (all calls when None) have run, whether or not their results
+        were recorded. Calls requested together (in parallel) are not assumed to see each other's output."""
+        for pending in [r for r in state.uncommitted if index is None or r.index < index]:
+            self._commit(state, pending)
+
     def _before_call(
         self,
         state: SessionState,
@@ -205,9 +219,6 @@ class SessionMonitor:
         arguments: Mapping[str, Any] | None,
         call_id: str | None,
     ) -> Decision:
-        # Calls whose results never arrived have still run by now.
-        for pending in list(state.uncommitted):
-            self._commit(state, pending)
         index = len(state.calls)
         args = dict(arguments) if isinstance(arguments, Mapping) else None
         known = state.tools.get((server, tool))
@@ -294,3 +305,4 @@ class SessionMonitor:
                 record.call_id, result, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
             )
         self._commit(state, record)
+        self._commit_older(state, record.index)

@@ -1,0 +1,72 @@
+from monitor.decide import CallFacts, Policy, decide, level_of_legs
+from monitor.models import Action, Leg, Level, Reason
+from monitor.session.evidence import Destination, DestinationKind, FragmentHit, LabelledDestination, Origin
+
+P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
+
+
+def facts(**kw) -> CallFacts:
+    base = dict(
+        call_id="c",
+        legs_before=frozenset({P, U}),
+        legs_call=frozenset({X}),
+        rule_ids=(),
+        arguments_available=True,
+        destinations=(),
+        fragments=(),
+    )
+    base.update(kw)
+    return CallFacts(**base)
+
+
+def dest(origin: Origin) -> LabelledDestination:
+    return LabelledDestination(Destination(DestinationKind.EMAIL, "a@b.example", "/to"), origin, "c0")
+
+
+def test_levels_of_legs() -> None:
+    assert level_of_legs(frozenset()) is Level.CLEAN
+    assert level_of_legs(frozenset({X})) is Level.PARTIAL
+    assert level_of_legs(frozenset({P, U})) is Level.ARMED
+
+
+def test_decisions_are_pure() -> None:
+    f = facts(destinations=(dest(Origin.ATTACKER),))
+    assert decide(Policy(), f) == decide(Policy(), f)
+
+
+def test_policy_table() -> None:
+    cases = [
+        (facts(legs_call=frozenset({P})), Action.ALLOW, Level.ARMED),
+        (facts(legs_before=frozenset({P})), Action.ALLOW, Level.PARTIAL),
+        (facts(destinations=(dest(Origin.USER),)), Action.ALLOW, Level.TRIFECTA),
+        (facts(destinations=(dest(Origin.LISTING),)), Action.ALLOW, Level.TRIFECTA),
+        (
+            facts(destinations=(dest(Origin.USER),), fragments=(FragmentHit("c0", "x" * 30),)),
+            Action.ALLOW,
+            Level.TRIFECTA,
+        ),
+        (facts(destinations=(dest(Origin.UNSEEN),)), Action.CONFIRM, Level.TRIFECTA),
+        (
+            facts(destinations=(dest(Origin.UNSEEN),), fragments=(FragmentHit("c0", "x" * 30),)),
+            Action.CONFIRM,
+            Level.EXFILTRATION,
+        ),
+        (facts(destinations=(dest(Origin.ATTACKER),)), Action.CONFIRM, Level.EXFILTRATION),
+        (facts(fragments=(FragmentHit("c0", "x" * 30),)), Action.CONFIRM, Level.EXFILTRATION),
+        (facts(arguments_available=False), Action.CONFIRM, Level.TRIFECTA),
+        (facts(), Action.ALLOW, Level.TRIFECTA),
+    ]
+    for f, action, level in cases:
+        d = decide(Policy(), f)
+        assert (d.action, d.level) == (action, level), f
+
+
+def test_enforce_denies_only_attacker_exfiltration() -> None:
+    assert decide(Policy(enforce=True), facts(destinations=(dest(Origin.ATTACKER),))).action is Action.DENY
+    assert decide(Policy(enforce=True), facts(destinations=(dest(Origin.UNSEEN),))).action is Action.CONFIRM
+
+
+def test_reasons_and_evidence() -> None:
+    d = decide(Policy(), facts(destinations=(dest(Origin.ATTACKER),)))
+    assert d.reasons == (Reason.DESTINATION_ATTACKER_SUGGESTED,)
+    assert d.evidence[0].detail == "a@b.example at /to: attacker-suggested"
