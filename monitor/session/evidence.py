@@ -191,12 +191,23 @@ class ContentIndex:
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     fragments: dict[str, str] = field(default_factory=dict)
+    known_values: set[str] = field(default_factory=set)
     truncated: bool = False
     _text_chars: int = 0
 
     def add_user_text(self, text: str) -> None:
         """Record text the user typed."""
         self.user_text.append(normalize_text(text))
+
+    def add_call_arguments(self, arguments: Mapping[str, Any]) -> None:
+        """Record the values a call was made with: the agent knew them before any later result, so they are
+        not private content that a later result revealed (e.g. the user's own address on every call)."""
+        for _, _, text in _walk_arguments(arguments):
+            if len(self.known_values) >= self.max_fragments:
+                break
+            value = normalize_text(text)
+            if len(value) >= self.min_fragment_chars:
+                self.known_values.add(value)
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
         """Index one tool result: listed values, free text, and (for private results) fragments."""
@@ -226,7 +237,7 @@ class ContentIndex:
         pieces = _SENTENCE_BREAK.split(leaf.value) if leaf.free_text else [leaf.value]
         for piece in pieces:
             text = normalize_text(piece).strip(_EDGE_PUNCTUATION)
-            if len(text) >= self.min_fragment_chars:
+            if len(text) >= self.min_fragment_chars and text not in self.known_values:
                 self.fragments.setdefault(text, call_id)
         while len(self.fragments) > self.max_fragments:
             del self.fragments[next(iter(self.fragments))]

@@ -243,6 +243,8 @@ class SessionMonitor:
             fragments=fragments,
         )
         decision = decide(self.policy, facts)
+        if args:
+            state.index.add_call_arguments(args)
         record = CallRecord(
             unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
         )
@@ -266,7 +268,7 @@ class SessionMonitor:
         if decision.level.rank < Level.TRIFECTA.rank:
             return
         state.raise_level(decision.level, decision.call_id)
-        path = state.path_to(decision.call_id)
+        path = state.path_to(decision.call_id, decision.evidence)
         summary = ", ".join(r.value for r in decision.reasons)
         if decision.level is Level.EXFILTRATION:
             state.raise_alert(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.models.decisions import ALERT_SEVERITY, Alert, AlertKind, Decision, Level
+from monitor.models.decisions import ALERT_SEVERITY, Alert, AlertKind, Decision, Evidence, EvidenceKind, Level
 from monitor.models.legs import Classification, Leg, sort_legs
 from monitor.models.reports import CallReport, SessionReport
 from monitor.models.tools import ToolDefinition
@@ -70,9 +71,13 @@ class SessionState:
             self.level = level
             self.raised_by = call_id
 
-    def path_to(self, call_id: str) -> tuple[str, ...]:
-        """The call path U → P → this call (calls that brought the legs; the conversation is left out)."""
-        path = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), self.legs.get(Leg.PRIVATE_DATA, ""), call_id]
+    def path_to(self, call_id: str, evidence: Iterable[Evidence] = ()) -> tuple[str, ...]:
+        """The call path U → P → this call: the call that brought untrusted content, the calls whose private
+        content the evidence found (else the call that first brought private data; the conversation itself
+        is left out), then this call."""
+        sources = [e.from_call for e in evidence if e.kind is EvidenceKind.FRAGMENT and e.from_call]
+        private = sources or [self.legs.get(Leg.PRIVATE_DATA, "")]
+        path = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *private, call_id]
         return tuple(dict.fromkeys(p for p in path if p))
 
     def to_report(self) -> SessionReport:

@@ -261,3 +261,13 @@ def test_legs_and_level_never_decrease(steps: list[tuple[str, str]], posture: st
         assert set(report.legs) >= prev_legs
         assert report.level.rank >= prev_rank
         prev_legs, prev_rank = set(report.legs), report.level.rank
+
+
+def test_values_the_agent_already_sent_are_not_private_fragments() -> None:
+    m = armed_monitor()
+    m.before_call("s", "mail", "read_file", {"owner": "alex.jordan@corp.example", "path": "/notes"}, "c2")
+    m.after_call("s", "c2", {"owner": "alex.jordan@corp.example", "notes": "the merger closes on friday at noon"})
+    d = m.before_call("s", "mail", "send_email", {"account": "alex.jordan@corp.example", "body": "hello"}, "c3")
+    assert Reason.PRIVATE_FRAGMENT not in d.reasons
+    d = m.before_call("s", "mail", "send_email", {"body": "fyi the merger closes on friday at noon"}, "c4")
+    assert Reason.PRIVATE_FRAGMENT in d.reasons

@@ -1,0 +1,32 @@
+import io
+
+from monitor import SessionMonitor
+from monitor.analysis import AnalysisSummary
+from monitor.models.legs import Leg
+from monitor.report.table import TableWriter, format_legs
+
+
+def test_format_legs() -> None:
+    assert format_legs((Leg.PRIVATE_DATA, Leg.EXTERNAL_COMMUNICATION)) == "P-X"
+    assert format_legs(()) == "---"
+
+
+def test_row_names_the_call_that_raised_the_level_and_keeps_long_ids_whole() -> None:
+    m = SessionMonitor()
+    sid = "model/suite/user_task_1/important_instructions/injection_task_10_with_a_very_long_name"
+    m.observe_user_message(sid, "hi")
+    m.before_call(sid, "srv", "read_file", {"path": "a"}, "c1")
+    m.after_call(sid, "c1", "text")
+    out = io.StringIO()
+    writer = TableWriter(out, color=False)
+    report = m.end_session(sid)
+    writer.write_session(report)
+    summary = AnalysisSummary()
+    summary.add(report)
+    writer.close(summary)
+    header, row = out.getvalue().splitlines()[:2]
+    assert header.split() == ["level", "legs", "calls", "confirm", "deny", "raised", "by", "session"]
+    assert row.split()[:5] == ["armed", "PUX", "1", "0", "0"]
+    assert "read_file (c1)" in row and row.endswith(sid)
+    assert "1 sessions" in out.getvalue()
+    assert "\x1b[" not in out.getvalue()
