@@ -13,12 +13,18 @@ import orjson
 
 from monitor import __version__
 from monitor.analysis import AnalysisSummary, analyze_records
+from monitor.classify.loader import load_rules
+from monitor.classify.overrides import RuleSet
+from monitor.classify.ruletests import check_test_coverage, run_rule_tests
+from monitor.classify.suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
+from monitor.errors import InputError, RuleLoadError
 from monitor.ingest import InputFormat, RecordError, read_inputs
+from monitor.ingest.toolslist import ToolList, read_tool_list
 from monitor.models.events import build_event_schema
 from monitor.models.legs import Posture
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
-from monitor.report.document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset
+from monitor.report.document import JsonDocumentWriter, JsonLinesWriter
 from monitor.report.table import TableWriter
 from monitor.session.monitor import SessionMonitor
 
@@ -71,6 +77,19 @@ def main() -> None:
     help="Write the output to FILE instead of standard output.",
 )
 @click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A folder (or file) of reviewed override rules, added to the built-in packs. Repeatable.",
+)
+@click.option(
+    "--builtin-rules/--no-builtin-rules",
+    default=True,
+    show_default=True,
+    help="Use the rule packs shipped with trifecta-monitor.",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["never", *[s.value for s in Severity if s is not Severity.INFO]]),
     default="never",
@@ -78,7 +97,14 @@ def main() -> None:
     help="Exit 1 when an alert of this severity or higher was raised.",
 )
 def analyze(
-    paths: tuple[Path, ...], input_format: str, posture: str, output_format: str, output: Path | None, fail_on: str
+    paths: tuple[Path, ...],
+    input_format: str,
+    posture: str,
+    output_format: str,
+    output: Path | None,
+    rules_dirs: tuple[Path, ...],
+    builtin_rules: bool,
+    fail_on: str,
 ) -> None:
     """Analyse session traces (native JSONL or AgentDojo runs) and report each session's level, legs,
     decisions and alerts.
@@ -86,11 +112,12 @@ def analyze(
     Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input or any rejected
     record (everything readable is still analysed and reported).
     """
-    monitor = SessionMonitor(posture=Posture(posture))
+    rules = _load_rules_or_exit(rules_dirs, builtin_rules)
+    monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
     summary = AnalysisSummary()
     errors_shown = 0
     with _open_output(output, binary=output_format != "table") as out:
-        writer = _make_writer(output_format, out, Posture(posture))
+        writer = _make_writer(output_format, out, Posture(posture), rules.sha256)
         for item in analyze_records(read_inputs(paths, InputFormat(input_format)), monitor):
             if isinstance(item, RecordError):
                 summary.errors += 1
@@ -115,9 +142,9 @@ def _exit_code(summary: AnalysisSummary, fail_on: str) -> int:
     return EXIT_OK
 
 
-def _make_writer(output_format: str, out: IO[Any], posture: Posture) -> _Writer:
+def _make_writer(output_format: str, out: IO[Any], posture: Posture, ruleset_sha256: str) -> _Writer:
     if output_format == "json":
-        return JsonDocumentWriter(out, tool_version=__version__, ruleset_sha256=hash_ruleset([]), posture=posture)
+        return JsonDocumentWriter(out, tool_version=__version__, ruleset_sha256=ruleset_sha256, posture=posture)
     if output_format == "jsonl":
         return JsonLinesWriter(out)
     return TableWriter(out, color=None if out is sys.stdout else False)
@@ -145,3 +172,101 @@ def schema() -> None:
 def schema_events() -> None:
     """The JSON Schema of one line of the native JSONL event format."""
     click.echo(orjson.dumps(build_event_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
+    try:
+        return load_rules(dirs, builtin=builtin)
+    except RuleLoadError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        raise SystemExit(EXIT_INPUT) from None
+
+
+def _read_tool_list_or_exit(path: Path) -> ToolList:
+    try:
+        return read_tool_list(path)
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@main.group()
+def rules() -> None:
+    """Reviewed override rules: test, check, draft and pin them."""
+
+
+@rules.command("test")
+@click.argument("dirs", nargs=-1, type=click.Path(exists=True, path_type=Path))
+def rules_test(dirs: tuple[Path, ...]) -> None:
+    """Run the inline tests of the rule files in DIRS (default: the built-in packs). Exit 1 on a failure."""
+    ruleset = _load_rules_or_exit(dirs, True)
+    chosen = [r for r in ruleset.rules if not dirs or any(_is_under(r.path, d) for d in dirs)]
+    outcomes = run_rule_tests(ruleset, chosen)
+    for o in outcomes:
+        if not o.passed:
+            click.echo(f"FAIL {o.source}: {o.message}")
+    counted = [o for o in outcomes if o.index is not None or not o.passed]
+    passed = sum(o.passed for o in counted)
+    failed = len(counted) - passed
+    click.echo(f"{len(chosen)} rule files")
+    click.echo(f"{passed} passed, {failed} failed")
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+@rules.command("check")
+@click.argument("dirs", nargs=-1, type=click.Path(exists=True, path_type=Path))
+def rules_check(dirs: tuple[Path, ...]) -> None:
+    """Validate the built-in packs and the rule files in DIRS. Exit 1 when anything is wrong."""
+    try:
+        ruleset = load_rules(dirs)
+    except RuleLoadError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}")
+        sys.exit(EXIT_FINDINGS)
+    problems = [f"{r.source}: {p}" for r in ruleset.rules for p in check_test_coverage(r)]
+    for problem in problems:
+        click.echo(f"error: {problem}")
+    tools = sum(len(r.rule.tools) for r in ruleset.rules)
+    click.echo(f"{len(ruleset)} rule files, {tools} tool entries, ruleset_sha256 {ruleset.sha256}")
+    sys.exit(EXIT_FINDINGS if problems else EXIT_OK)
+
+
+@rules.command("suggest")
+@click.argument("tools_json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--server", help="Server name (default: the one the file names).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the draft to FILE.")
+def rules_suggest(tools_json: Path, server: str | None, output: Path | None) -> None:
+    """Draft a rule file (status experimental) from a tool list's annotations and heuristics, for review."""
+    listing = _read_tool_list_or_exit(tools_json)
+    name = server or listing.server
+    if not name:
+        raise click.UsageError(f"{tools_json} does not name its server; give --server")
+    text = dump_rule_file(draft_rule_file(name, listing.tools))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@rules.command("pin")
+@click.argument("tools_json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--rules-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Update the pins of this rule file in place (entries whose match is a tool's exact name).",
+)
+def rules_pin(tools_json: Path, rules_file: Path | None) -> None:
+    """Print each tool's definition hash, or update the pins of a rule file."""
+    listing = _read_tool_list_or_exit(tools_json)
+    hashes = {t.name: t.definition_hash for t in parse_definitions(listing.tools)}
+    if rules_file is None:
+        for name, digest in hashes.items():
+            click.echo(f"{digest}  {name}")
+        return
+    text, pinned = update_pins(rules_file.read_text(encoding="utf-8"), hashes)
+    rules_file.write_text(text, encoding="utf-8")
+    click.echo(f"{rules_file}: pinned {len(pinned)} of {len(hashes)} tools")
+
+
+def _is_under(path: Path, root: Path) -> bool:
+    return path.resolve() == root.resolve() or root.resolve() in path.resolve().parents

@@ -18,3 +18,11 @@ class InputError(TrifectaError):
         super().__init__(f"{source}: {message}")
         self.source = source
         self.message = message
+
+
+class RuleLoadError(TrifectaError):
+    """Rule files that cannot be loaded. ``problems`` lists each as ``file:line: message``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems

@@ -2,15 +2,17 @@
 
 from monitor.classify.engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify.heuristics import HEURISTICS, Heuristic, match_heuristics, tokenize_name
-from monitor.classify.layers import OverrideResult, OverrideSource, ToolContext
+from monitor.classify.layers import OverrideMatch, OverrideSource, PinMismatch, SessionFacts, ToolContext
 
 __all__ = [
     "CallClassification",
     "Classifier",
     "HEURISTICS",
     "Heuristic",
-    "OverrideResult",
+    "OverrideMatch",
     "OverrideSource",
+    "PinMismatch",
+    "SessionFacts",
     "ToolContext",
     "classify_result_hints",
     "match_heuristics",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.classify.layers import LAYERS, OverrideSource, ToolContext, combine_opinions
+from monitor.classify.layers import LAYERS, OverrideSource, PinMismatch, ToolContext, combine_opinions
 from monitor.models.legs import Classification, Leg, LegSource, Posture, Provenance
 
 _RESULT_HINT_LEGS: dict[str, Leg] = {
@@ -19,10 +19,13 @@ _RESULT_HINT_LEGS: dict[str, Leg] = {
 
 @dataclass(frozen=True)
 class CallClassification:
-    """The legs of one call and the ids of the reviewed rules that decided them (if any)."""
+    """The legs of one call, the reviewed rules that decided them, the argument paths a rule declares as
+    destinations, and a pin the session's definition voided (if any)."""
 
     classification: Classification
     rule_ids: tuple[str, ...] = ()
+    destinations: tuple[str, ...] = ()
+    voided: PinMismatch | None = None
 
 
 class Classifier:
@@ -34,12 +37,19 @@ class Classifier:
         self._layers = LAYERS[self.posture]
         self._cache: dict[tuple[str, str, str | None, bool], Classification] = {}
 
+    def trust_for(self, server: str, host_says: bool) -> bool:
+        """A server's trust: what the reviewed rules say, else what the host said."""
+        reviewed = self.overrides.trust_for(server) if self.overrides is not None else None
+        return host_says if reviewed is None else reviewed
+
     def classify(self, tool: ToolContext) -> CallClassification:
         """Return the legs of a call to ``tool`` (its arguments in ``tool.arguments``)."""
+        voided = None
         if self.overrides is not None:
-            result = self.overrides.classify(tool)
-            if result is not None:
-                return CallClassification(result.classification, result.rule_ids)
+            match = self.overrides.classify(tool)
+            if match is not None and match.classification is not None:
+                return CallClassification(match.classification, match.rule_ids, match.destinations)
+            voided = match.voided if match is not None else None
         # Layers 2-4 never look at arguments, so their answer is cached per tool definition.
         key = (tool.server, tool.name, tool.definition.definition_hash if tool.definition else None, tool.trusted)
         cached = self._cache.get(key)
@@ -48,7 +58,7 @@ class Classifier:
             if len(self._cache) > 4096:
                 self._cache.clear()
             self._cache[key] = cached
-        return CallClassification(cached)
+        return CallClassification(cached, voided=voided)
 
 
 def classify_result_hints(result: Any) -> Mapping[Leg, Provenance]:

@@ -20,31 +20,57 @@ Opinion = Mapping[Leg, Provenance | None]
 _OPEN_WORLD_LEGS = (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
 
 
+class SessionFacts(Protocol):
+    """What earlier results of the session showed about a value (for argument conditions)."""
+
+    def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
+        """The scalar fields of every listed object in which ``value`` appeared."""
+        ...
+
+
 @dataclass(frozen=True, eq=False)
 class ToolContext:
-    """What a layer may look at: the tool identity, its definition if listed, its server's trust, the call."""
+    """What a layer may look at: the tool identity, its definition if listed, its server's trust, the call
+    and what the session has seen."""
 
     server: str
     name: str
     definition: ToolDefinition | None = None
     trusted: bool = False
     arguments: Mapping[str, Any] | None = None
+    facts: SessionFacts | None = None
 
 
-class OverrideResult(Protocol):
-    """What a reviewed override gives for one call: the full leg set and the rule ids that decided it."""
+@dataclass(frozen=True)
+class PinMismatch:
+    """A reviewed rule pinned a definition the session saw changed: the rule is void for the session."""
 
-    @property
-    def classification(self) -> Classification: ...
+    rule_id: str
+    pinned: str
+    seen: str
 
-    @property
-    def rule_ids(self) -> tuple[str, ...]: ...
+
+@dataclass(frozen=True)
+class OverrideMatch:
+    """What layer 1 says of a call: the reviewed legs (None when the rule is void), the rule ids that
+    decided them, the argument paths that hold destinations, and a voided pin if any."""
+
+    classification: Classification | None
+    rule_ids: tuple[str, ...] = ()
+    destinations: tuple[str, ...] = ()
+    voided: PinMismatch | None = None
 
 
 class OverrideSource(Protocol):
-    """Layer 1: reviewed overrides. Returns None when no reviewed rule covers the call."""
+    """Layer 1: reviewed overrides. ``classify`` returns None when no reviewed rule covers the call."""
 
-    def classify(self, tool: ToolContext) -> OverrideResult | None: ...
+    def classify(self, tool: ToolContext) -> OverrideMatch | None:
+        """The reviewed legs of a call, if a rule covers it."""
+        ...
+
+    def trust_for(self, server: str) -> bool | None:
+        """The reviewed trust of a server, if a rule says."""
+        ...
 
 
 Layer = Callable[[ToolContext], Opinion]

@@ -102,6 +102,7 @@ class AlertKind(StrEnum):
     TRIFECTA = "trifecta"
     EXFILTRATION = "exfiltration"
     INVALID_ANNOTATION = "invalid-annotation"
+    DEFINITION_CHANGED = "definition-changed"
 
 
 ALERT_SEVERITY: dict[AlertKind, Severity] = {
@@ -110,6 +111,7 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
     AlertKind.TRIFECTA: Severity.HIGH,
     AlertKind.EXFILTRATION: Severity.CRITICAL,
     AlertKind.INVALID_ANNOTATION: Severity.WARNING,
+    AlertKind.DEFINITION_CHANGED: Severity.HIGH,
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,50 +63,58 @@ def is_free_text(key: str, value: str) -> bool:
     return value.count(" ") + 1 >= _FREE_TEXT_MIN_WORDS
 
 
-def iter_leaves(value: Any, key: str = "") -> Iterator[TextLeaf]:
-    """Yield every string leaf of a result, parsing strings that hold JSON, YAML or key: value text."""
+ObjectSink = Callable[[dict[Any, Any]], None]
+
+
+def iter_leaves(value: Any, key: str = "", on_object: ObjectSink | None = None) -> Iterator[TextLeaf]:
+    """Yield every string leaf of a result, parsing strings that hold JSON, YAML or key: value text.
+
+    ``on_object`` is called with every object (mapping) found on the way, once parsed.
+    """
     if isinstance(value, str):
-        yield from _iter_string(value, key, whole_result=True)
+        yield from _iter_string(value, key, on_object, whole_result=True)
     else:
-        yield from _iter_value(value, key)
+        yield from _iter_value(value, key, on_object)
 
 
-def _iter_value(value: Any, key: str) -> Iterator[TextLeaf]:
+def _iter_value(value: Any, key: str, on_object: ObjectSink | None) -> Iterator[TextLeaf]:
     if isinstance(value, str):
-        yield from _iter_string(value, key)
+        yield from _iter_string(value, key, on_object)
     elif isinstance(value, dict):
         if isinstance(value.get("content"), list) and value.get("type") is None:
             # An MCP CallToolResult: read its content blocks and structured content, skip protocol fields.
             for block in value["content"]:
                 if isinstance(block, dict) and isinstance(block.get("text"), str):
-                    yield from _iter_string(block["text"], key, whole_result=True)
+                    yield from _iter_string(block["text"], key, on_object, whole_result=True)
                 elif isinstance(block, dict) and isinstance(block.get("resource"), dict):
-                    yield from _iter_value(block["resource"].get("text"), key)
+                    yield from _iter_value(block["resource"].get("text"), key, on_object)
             if "structuredContent" in value:
-                yield from _iter_value(value["structuredContent"], key)
+                yield from _iter_value(value["structuredContent"], key, on_object)
             return
+        if on_object is not None:
+            on_object(value)
         for k, v in value.items():
             if k == "_meta":
                 continue
-            yield from _iter_value(v, str(k))
+            yield from _iter_value(v, str(k), on_object)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _iter_value(item, key)
+            yield from _iter_value(item, key, on_object)
     elif value is not None and not isinstance(value, bool):
         yield TextLeaf(key, str(value), False)
 
 
-def _iter_string(text: str, key: str, whole_result: bool = False) -> Iterator[TextLeaf]:
+def _iter_string(text: str, key: str, on_object: ObjectSink | None, whole_result: bool = False) -> Iterator[TextLeaf]:
     if whole_result or _may_hold_document(text):
         text = _unquote(text)
         parsed = parse_structured(text)
         if parsed is not None:
-            yield from _iter_value(parsed, key)
+            yield from _iter_value(parsed, key, on_object)
             return
     yield TextLeaf(key, text, is_free_text(key, text))
     # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
     for document in _embedded_documents(text):
-        yield from _iter_value(document, key)
+        yield from _iter_value(document, key, on_object)
 
 
 def _unquote(text: str) -> str:

@@ -99,6 +99,8 @@ _BARE_DOMAIN = re.compile(
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 _PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
 _SPACE = re.compile(r"\s+")
+_MAX_ATTRIBUTE_CHARS = 200
+_MAX_ATTRIBUTES = 64
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 _EDGE_PUNCTUATION = " .!?;:,'\"()[]"
 
@@ -141,12 +143,12 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
     argument are addresses inside its other arguments returned, marked ``keyed=False``: a link inside a
     mail body is content, not where the mail goes.
     """
-    paths = set(extra_paths)
+    paths = ["/" + "/".join(p for p in path.replace(".", "/").split("/") if p) for path in extra_paths]
     keyed: dict[tuple[DestinationKind, str], Destination] = {}
     anywhere: dict[tuple[DestinationKind, str], Destination] = {}
     for path, key, text in _walk_arguments(arguments):
         addresses = list(find_addresses(text))
-        if key.lower() in DESTINATION_KEYS or path in paths:
+        if key.lower() in DESTINATION_KEYS or any(path == p or path.startswith(p + "/") for p in paths):
             for kind, value in addresses:
                 keyed.setdefault((kind, value), Destination(kind, value, path))
             if not addresses and text.strip():
@@ -192,6 +194,7 @@ class ContentIndex:
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     fragments: dict[str, str] = field(default_factory=dict)
     known_values: set[str] = field(default_factory=set)
+    attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     truncated: bool = False
     _text_chars: int = 0
 
@@ -210,14 +213,31 @@ class ContentIndex:
                 self.known_values.add(value)
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
-        """Index one tool result: listed values, free text, and (for private results) fragments."""
-        for leaf in iter_leaves(result):
+        """Index one tool result: listed values, free text, the objects it lists, and (for private results)
+        fragments."""
+        for leaf in iter_leaves(result, on_object=self._add_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
                 self._add_listed(call_id, leaf)
             if private:
                 self._add_fragments(call_id, leaf)
+
+    def _add_object(self, obj: dict[Any, Any]) -> None:
+        scalars = {
+            str(k): v
+            for k, v in obj.items()
+            if isinstance(v, bool | int | float) or (isinstance(v, str) and len(v) <= _MAX_ATTRIBUTE_CHARS)
+        }
+        if not 2 <= len(scalars) <= _MAX_ATTRIBUTES:
+            return
+        for value in scalars.values():
+            if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_fragments:
+                self.attributes.setdefault(normalize_text(value), []).append(scalars)
+
+    def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
+        """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
+        return list(self.attributes.get(value, ()))
 
     def _add_listed(self, call_id: str, leaf: TextLeaf) -> None:
         value = normalize_text(leaf.value)

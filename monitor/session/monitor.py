@@ -7,8 +7,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.classify.engine import Classifier, classify_result_hints
+from monitor.classify.engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify.layers import OverrideSource, ToolContext
+from monitor.classify.loader import load_builtin_rules
 from monitor.decide import CallFacts, Policy, decide, level_of_legs
 from monitor.models.decisions import Action, AlertKind, Decision, Level, Reason
 from monitor.models.events import AssistantMessage, Event, ToolCall, ToolResult, ToolsListed, UserMessage
@@ -41,12 +42,16 @@ class SessionMonitor:
         *,
         posture: Posture | str = Posture.BALANCED,
         policy: Policy | None = None,
-        overrides: OverrideSource | None = None,
+        rules: OverrideSource | None = None,
+        builtin_rules: bool = True,
         max_fragments: int = 20_000,
     ) -> None:
         self.posture = Posture(posture)
         self.policy = policy or Policy()
-        self.classifier = Classifier(self.posture, overrides)
+        if rules is None and builtin_rules:
+            rules = load_builtin_rules()
+        self.rules = rules
+        self.classifier = Classifier(self.posture, rules)
         self.max_fragments = max_fragments
         self.internal_errors = 0
         self._sessions: dict[str, SessionState] = {}
@@ -162,6 +167,7 @@ class SessionMonitor:
     def _register_tools(self, state: SessionState, server: str, tools: Any, trusted: bool) -> list[Finding]:
         findings: list[Finding] = []
         items = tools if isinstance(tools, list) else [tools]
+        trust = self.classifier.trust_for(server, bool(trusted))
         for i, raw in enumerate(items):
             definition, tool_findings = parse_tool(raw, f"/tools/{i}")
             findings.extend(tool_findings)
@@ -172,10 +178,26 @@ class SessionMonitor:
                 )
             if definition is None:
                 continue
-            state.tools[(server, definition.name)] = (definition, bool(trusted))
-            legs = self.classifier.classify(ToolContext(server, definition.name, definition, bool(trusted)))
-            self._add_available(state, legs.classification.legs, None)
+            state.tools[(server, definition.name)] = (definition, trust)
+            classified = self.classifier.classify(ToolContext(server, definition.name, definition, trust))
+            self._alert_on_void_pin(state, server, definition.name, classified, None)
+            self._add_available(state, classified.classification.legs, None)
         return findings
+
+    @staticmethod
+    def _alert_on_void_pin(
+        state: SessionState, server: str, tool: str, classified: CallClassification, call_id: str | None
+    ) -> None:
+        voided = classified.voided
+        if voided is None or (server, tool) in state.voided_pins:
+            return
+        state.voided_pins.add((server, tool))
+        state.raise_alert(
+            AlertKind.DEFINITION_CHANGED,
+            call_id,
+            f"{server}/{tool}: the definition changed since rule {voided.rule_id} was reviewed "
+            f"(pinned {voided.pinned}, seen {voided.seen}); the rule is void for this session",
+        )
 
     def _add_available(self, state: SessionState, legs: frozenset[Leg], call_id: str | None) -> None:
         state.available |= legs
@@ -222,7 +244,8 @@ class SessionMonitor:
         index = len(state.calls)
         args = dict(arguments) if isinstance(arguments, Mapping) else None
         known = state.tools.get((server, tool))
-        context = ToolContext(server, tool, known[0] if known else None, known[1] if known else False, args)
+        trusted = known[1] if known else self.classifier.trust_for(server, False)
+        context = ToolContext(server, tool, known[0] if known else None, trusted, args, state.index)
         classified = self.classifier.classify(context)
         legs_call = classified.classification.legs
         legs_before = frozenset(state.legs)
@@ -231,7 +254,9 @@ class SessionMonitor:
         fragments: list[FragmentHit] = []
         # Evidence is only needed, and only gathered, for an external call made while armed.
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_of_legs(legs_before) is Level.ARMED and args:
-            labelled = [state.index.label(d, self.policy.allowlist) for d in extract_destinations(args)]
+            labelled = [
+                state.index.label(d, self.policy.allowlist) for d in extract_destinations(args, classified.destinations)
+            ]
             fragments = state.index.find_fragments(flatten_arguments(args))
         facts = CallFacts(
             call_id=unique_id,
@@ -252,6 +277,7 @@ class SessionMonitor:
         state.unanswered.setdefault(call_id or unique_id, []).append(record)
         state.uncommitted.append(record)
         self._add_available(state, legs_call, unique_id)
+        self._alert_on_void_pin(state, server, tool, classified, unique_id)
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
             state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
             state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)

@@ -56,6 +56,7 @@ class SessionState:
     exposed: bool = False
     calls: list[CallRecord] = field(default_factory=list)
     used_ids: set[str] = field(default_factory=set)
+    voided_pins: set[tuple[str, str]] = field(default_factory=set)
     unanswered: dict[str, list[CallRecord]] = field(default_factory=dict)
     uncommitted: list[CallRecord] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
