@@ -7,8 +7,10 @@ three legs, follows each session, and says, call by call, when they meet.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from monitor.classify.loader import load_rules
+from monitor.classify.overrides import RuleSet
 from monitor.decide import Policy
-from monitor.errors import InputError, TrifectaError
+from monitor.errors import InputError, RuleLoadError, TrifectaError
 from monitor.models.decisions import Action, Alert, AlertKind, Decision, Evidence, Level, Reason
 from monitor.models.legs import Leg, Posture
 from monitor.models.reports import CallReport, SessionReport
@@ -32,8 +34,11 @@ __all__ = [
     "Policy",
     "Posture",
     "Reason",
+    "RuleLoadError",
+    "RuleSet",
     "SessionMonitor",
     "SessionReport",
     "TrifectaError",
     "__version__",
+    "load_rules",
 ]

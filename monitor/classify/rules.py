@@ -178,8 +178,8 @@ class RuleTest(_Strict):
 
     @property
     def is_negative(self) -> bool:
-        """Expects a leg to be absent."""
-        return bool(self.absent) or (self.legs is not None and len(set(self.legs)) < len(Leg))
+        """Expects legs to be absent: ``absent`` names some, or ``legs`` is empty."""
+        return bool(self.absent) or self.legs == []
 
 
 class RuleFile(_Strict):

@@ -31,7 +31,7 @@ def check_test_coverage(loaded: LoadedRule) -> list[str]:
     if not any(t.is_positive for t in tests):
         problems.append("needs at least one positive test (a call and the 'legs' it gets)")
     if not any(t.is_negative for t in tests):
-        problems.append("needs at least one negative test (a leg 'absent' from a call, or 'legs' without it)")
+        problems.append("needs at least one negative test (legs 'absent' from a call, or 'legs: []')")
     return problems
 
 

@@ -1,0 +1,126 @@
+"""``trifecta rules …`` and ``analyze --rules``."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from monitor.cli import main
+
+PROJECT = Path(__file__).resolve().parents[1]
+DATA = PROJECT.parent / "shared" / "data"
+RULE = """\
+id: 44444444-4444-4444-8444-444444444444
+title: Mail
+status: test
+author: tests
+date: 2026-11-29
+server: mail
+tools:
+  - match: send_mail
+    legs: [external_communication]
+    reason: sends mail
+tests:
+  - tool: send_mail
+    legs: [external_communication]
+  - tool: send_mail
+    absent: [private_data]
+"""
+
+
+def run(*args: object) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_builtin_packs_pass_their_tests() -> None:
+    result = run("rules", "test")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].endswith(", 0 failed")
+
+
+def test_builtin_packs_check() -> None:
+    result = run("rules", "check")
+    assert result.exit_code == 0, result.output
+    assert "ruleset_sha256" in result.output
+
+
+def test_rules_test_reports_a_failing_test_and_a_file_without_negative_tests(tmp_path: Path) -> None:
+    (tmp_path / "mail.yaml").write_text(
+        RULE.replace(
+            "    absent: [private_data]\n", "    legs: [private_data, untrusted_content, external_communication]\n"
+        )
+    )
+    result = run("rules", "test", tmp_path)
+    assert result.exit_code == 1
+    assert (
+        "FAIL" in result.output
+        and "expected legs [private_data, untrusted_content, external_communication]" in result.output
+    )
+    assert "needs at least one negative test" in result.output
+    assert result.output.splitlines()[-1] == "1 passed, 2 failed"
+
+
+def test_analyze_uses_extra_rules_and_reports_their_hash(tmp_path: Path) -> None:
+    (tmp_path / "mail.yaml").write_text(RULE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(
+        json.dumps(
+            {
+                "kind": "tool_call",
+                "session_id": "s",
+                "call_id": "c",
+                "server": "mail",
+                "tool": "send_mail",
+                "arguments": {},
+            }
+        )
+        + "\n"
+    )
+    with_rules = json.loads(run("analyze", trace, "--format", "json", "--rules", tmp_path).output)
+    without = json.loads(run("analyze", trace, "--format", "json").output)
+    call = with_rules["sessions"][0]["calls"][0]
+    assert call["legs"] == ["external_communication"]
+    assert call["provenance"]["external_communication"]["source"] == "override"
+    assert without["sessions"][0]["calls"][0]["legs"] != call["legs"]
+    assert with_rules["ruleset_sha256"] != without["ruleset_sha256"]
+
+
+def test_analyze_with_a_broken_rule_file_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "mail.yaml").write_text(RULE + "colour: red\n")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("")
+    result = run("analyze", trace, "--rules", tmp_path)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'mail.yaml'}:16: colour: unknown key 'colour'" in result.output
+
+
+def test_no_builtin_rules_changes_the_classification() -> None:
+    sample = PROJECT / "samples" / "sessions" / "supabase-ticket.jsonl"
+    packs = json.loads(run("analyze", sample, "--format", "json").output)
+    bare = json.loads(run("analyze", sample, "--format", "json", "--no-builtin-rules").output)
+    sources = {p["source"] for c in packs["sessions"][0]["calls"] for p in c["provenance"].values()}
+    assert sources == {"override"}
+    assert "override" not in {p["source"] for c in bare["sessions"][0]["calls"] for p in c["provenance"].values()}
+
+
+def test_suggest_and_pin_on_a_real_tool_list(tmp_path: Path) -> None:
+    tools = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
+    assert tools.exists(), f"missing shared data: {tools}"
+    draft = tmp_path / "fetch.yaml"
+    result = run("rules", "suggest", tools, "--output", draft)
+    assert result.exit_code == 0, result.output
+    text = draft.read_text()
+    assert "status: experimental" in text and "server: fetch" in text
+    pins = run("rules", "pin", tools)
+    digest = pins.output.split()[0]
+    assert digest in text
+    draft.write_text(text.replace(digest, "0" * 64))
+    result = run("rules", "pin", tools, "--rules-file", draft)
+    assert "pinned 1 of 1 tools" in result.output and digest in draft.read_text()
+
+
+def test_suggest_needs_a_server_name(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"name": "t"}]')
+    result = run("rules", "suggest", tools)
+    assert result.exit_code == 2 and "--server" in result.output
