@@ -18,6 +18,7 @@ from monitor.classify.overrides import RuleSet
 from monitor.classify.ruletests import check_test_coverage, run_rule_tests
 from monitor.classify.suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
 from monitor.errors import InputError, RuleLoadError
+from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
 from monitor.ingest import InputFormat, RecordError, read_inputs
 from monitor.ingest.toolslist import ToolList, read_tool_list
 from monitor.models.events import build_event_schema
@@ -25,6 +26,7 @@ from monitor.models.legs import Posture
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
 from monitor.report.document import JsonDocumentWriter, JsonLinesWriter
+from monitor.report.evaluation import print_evaluation
 from monitor.report.table import TableWriter
 from monitor.session.monitor import SessionMonitor
 
@@ -270,3 +272,49 @@ def rules_pin(tools_json: Path, rules_file: Path | None) -> None:
 
 def _is_under(path: Path, root: Path) -> bool:
     return path.resolve() == root.resolve() or root.resolve() in path.resolve().parents
+
+
+@main.group("eval")
+def eval_group() -> None:
+    """Measure the monitor on benchmark runs."""
+
+
+@eval_group.command("agentdojo")
+@click.argument("runs", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--labels",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="injection-tasks.json with goal classes (default: the one beside RUNS).",
+)
+@click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Extra rule folders. Repeatable.",
+)
+@click.option("--builtin-rules/--no-builtin-rules", default=True, show_default=True)
+@click.option("--posture", type=click.Choice([p.value for p in Posture]), default="balanced", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def eval_agentdojo(
+    runs: Path,
+    labels: Path | None,
+    rules_dirs: tuple[Path, ...],
+    builtin_rules: bool,
+    posture: str,
+    output_format: str,
+) -> None:
+    """Replay AgentDojo runs (file, folder or .tar.gz): benign sessions prompted, attacks caught, every miss."""
+    labels = labels or (runs.parent if runs.is_file() else runs) / "injection-tasks.json"
+    if not labels.exists():
+        raise click.UsageError(f"no labels file at {labels}; give --labels")
+    rules = _load_rules_or_exit(rules_dirs, builtin_rules)
+    evaluation = evaluate_agentdojo(runs, load_injection_tasks(labels), rules=rules, posture=Posture(posture))
+    document = evaluation_to_json(evaluation)
+    if output_format == "json":
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print_evaluation(document, sys.stdout)
+    for error in evaluation.errors[:_MAX_ERRORS_SHOWN]:
+        click.echo(f"error: {error.source}: {error.message}", err=True)
+    sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict
 
 from monitor.models.decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
 from monitor.models.legs import Leg
-from monitor.session.evidence import FragmentHit, LabelledDestination, Origin
+from monitor.session.evidence import LabelledDestination, Origin
+from monitor.session.fingerprints import FragmentMatch
 
 
 class Policy(BaseModel):
@@ -37,7 +38,9 @@ class CallFacts:
     rule_ids: tuple[str, ...]
     arguments_available: bool
     destinations: Sequence[LabelledDestination]
-    fragments: Sequence[FragmentHit]
+    fragments: Sequence[FragmentMatch]
+    steered_sources: frozenset[str] = frozenset()
+    """Calls (among the fragments' sources) whose arguments untrusted content suggested."""
 
 
 _SANCTIONED_REASON = {
@@ -69,8 +72,11 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     keyed = [d for d in facts.destinations if d.destination.keyed]
     attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
     unseen = [d for d in keyed if d.origin is Origin.UNSEEN]
-    # Private content is exfiltrated when it goes where nobody but the attacker chose.
-    exfiltration = bool(attacker) or (bool(facts.fragments) and (bool(unseen) or not keyed))
+    # Private content the user did not ask for: read by a call whose target untrusted content chose.
+    unasked = [f for f in facts.fragments if f.from_call in facts.steered_sources]
+    # Private content is exfiltrated when it goes where nobody but the attacker chose, or when the attacker
+    # chose what to read.
+    exfiltration = bool(attacker) or bool(unasked) or (bool(facts.fragments) and (bool(unseen) or not keyed))
     level = Level.EXFILTRATION if exfiltration else Level.TRIFECTA
 
     reasons: list[Reason] = []
@@ -80,10 +86,12 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
         reasons.append(Reason.DESTINATION_UNSEEN)
     if facts.fragments:
         reasons.append(Reason.PRIVATE_FRAGMENT)
+    if unasked:
+        reasons.append(Reason.PRIVATE_SOURCE_STEERED)
     if not facts.arguments_available:
         reasons.append(Reason.ARGUMENTS_UNAVAILABLE)
 
-    if attacker or unseen:
+    if attacker or unseen or unasked:
         action = Action.CONFIRM
         if attacker and exfiltration and policy.enforce:
             action = Action.DENY
@@ -109,7 +117,8 @@ def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Rea
         for d in facts.destinations
     ]
     evidence.extend(
-        Evidence(kind=EvidenceKind.FRAGMENT, from_call=f.from_call, detail=f.text[:200]) for f in facts.fragments
+        Evidence(kind=EvidenceKind.FRAGMENT, from_call=f.from_call, detail=f"{f.text[:200]} ({f.transform.value})")
+        for f in facts.fragments
     )
     return Decision(
         call_id=facts.call_id,

@@ -1,6 +1,7 @@
 from monitor.decide import CallFacts, Policy, decide, level_of_legs
 from monitor.models import Action, Leg, Level, Reason
-from monitor.session.evidence import Destination, DestinationKind, FragmentHit, LabelledDestination, Origin
+from monitor.session.evidence import Destination, DestinationKind, LabelledDestination, Origin
+from monitor.session.fingerprints import FragmentMatch, Transform
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 
@@ -41,18 +42,18 @@ def test_policy_table() -> None:
         (facts(destinations=(dest(Origin.USER),)), Action.ALLOW, Level.TRIFECTA),
         (facts(destinations=(dest(Origin.LISTING),)), Action.ALLOW, Level.TRIFECTA),
         (
-            facts(destinations=(dest(Origin.USER),), fragments=(FragmentHit("c0", "x" * 30),)),
+            facts(destinations=(dest(Origin.USER),), fragments=(FragmentMatch("c0", "x" * 30, Transform.VERBATIM),)),
             Action.ALLOW,
             Level.TRIFECTA,
         ),
         (facts(destinations=(dest(Origin.UNSEEN),)), Action.CONFIRM, Level.TRIFECTA),
         (
-            facts(destinations=(dest(Origin.UNSEEN),), fragments=(FragmentHit("c0", "x" * 30),)),
+            facts(destinations=(dest(Origin.UNSEEN),), fragments=(FragmentMatch("c0", "x" * 30, Transform.VERBATIM),)),
             Action.CONFIRM,
             Level.EXFILTRATION,
         ),
         (facts(destinations=(dest(Origin.ATTACKER),)), Action.CONFIRM, Level.EXFILTRATION),
-        (facts(fragments=(FragmentHit("c0", "x" * 30),)), Action.CONFIRM, Level.EXFILTRATION),
+        (facts(fragments=(FragmentMatch("c0", "x" * 30, Transform.VERBATIM),)), Action.CONFIRM, Level.EXFILTRATION),
         (facts(arguments_available=False), Action.CONFIRM, Level.TRIFECTA),
         (facts(), Action.ALLOW, Level.TRIFECTA),
     ]

@@ -17,6 +17,7 @@ from monitor.classify.rules import RuleFile
 from monitor.errors import RuleLoadError
 
 RULE_SUFFIXES = (".yaml", ".yml")
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def builtin_rules_dir() -> Path:
@@ -69,7 +70,7 @@ def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
         problems.append(f"{path}: cannot read: {exc}")
         return None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_YAML_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -83,7 +84,7 @@ def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
         key, line = duplicate
         problems.append(f"{path}:{line}: duplicate key {key!r}")
         return None
-    data = yaml.safe_load(text)
+    data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
     if not isinstance(data, dict):
         problems.append(f"{path}:{node.start_mark.line + 1}: a rule file is a mapping")
         return None

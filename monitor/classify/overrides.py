@@ -206,11 +206,11 @@ class RuleSet:
         found = self._find(tool.server, tool.name)
         if found is None:
             return None
-        pin = found.entry.pin
-        if pin is not None and tool.definition is not None and tool.definition.definition_hash != pin:
-            return OverrideMatch(
-                None, (found.rule_id,), voided=PinMismatch(found.rule_id, pin, tool.definition.definition_hash)
-            )
+        pins = found.entry.pins
+        if pins and tool.definition is not None and tool.definition.definition_hash not in pins:
+            seen = tool.definition.definition_hash
+            return OverrideMatch(None, (found.rule_id,), voided=PinMismatch(found.rule_id, ", ".join(pins), seen))
+
         provenance = dict(found.base)
         if found.conditions and tool.arguments is not None:
             for i, cond in enumerate(found.conditions):

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from monitor.models.legs import Leg
 
 MAX_REGEX_INPUT = 10_000
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 MAX_PATTERN_LENGTH = 1_000
 _REGEX_OPTIONS = re2.Options()
 _REGEX_OPTIONS.log_errors = False
@@ -137,7 +138,7 @@ class ToolRule(_Strict):
     """The reviewed legs of the tools a ``match`` name or glob selects on the file's server."""
 
     match: str
-    pin: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    pin: str | list[str] | None = None
     legs: list[Leg]
     when: list[Condition] = Field(default_factory=list)
     destinations: list[str] = Field(default_factory=list)
@@ -148,9 +149,24 @@ class ToolRule(_Strict):
     def _check_match(cls, v: str) -> str:
         return check_glob(v)
 
+    @field_validator("pin")
+    @classmethod
+    def _check_pin(cls, v: str | list[str] | None) -> str | list[str] | None:
+        for digest in [v] if isinstance(v, str) else v or []:
+            if not _SHA256.fullmatch(digest):
+                raise ValueError(f"a pin is a sha256 hex digest (64 lowercase hex characters), got {digest!r}")
+        return v
+
+    @property
+    def pins(self) -> tuple[str, ...]:
+        """The definition hashes this entry was reviewed against (one per server version it covers)."""
+        return (self.pin,) if isinstance(self.pin, str) else tuple(self.pin or ())
+
 
 class RuleTest(_Strict):
     """An inline test: a call and the legs it must get (``legs``, exact) or must not get (``absent``).
+
+    ``arguments: null`` stands for a call whose arguments were not recorded (conditions do not apply).
 
     ``seen`` lists objects earlier results of the session showed (for ``seen_with`` conditions);
     ``definition`` is the tool definition the session saw (for pins).
@@ -158,7 +174,7 @@ class RuleTest(_Strict):
 
     tool: str
     server: str | None = None
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] | None = Field(default_factory=dict)
     legs: list[Leg] | None = None
     absent: list[Leg] | None = None
     seen: list[dict[str, Any]] = Field(default_factory=list)

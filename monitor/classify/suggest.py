@@ -74,7 +74,8 @@ def dump_rule_file(doc: dict[str, Any]) -> str:
 
 
 def update_pins(text: str, hashes: dict[str, str]) -> tuple[str, list[str]]:
-    """Set the ``pin`` of every tool entry whose ``match`` is exactly a tool name in ``hashes``.
+    """Set the ``pin`` of every tool entry whose ``match`` is exactly a tool name in ``hashes`` (a list of pins,
+    one per reviewed version, gets the hash added).
 
     Edits the YAML text in place (comments and layout are kept). Returns the new text and the names pinned.
     """
@@ -96,7 +97,14 @@ def update_pins(text: str, hashes: dict[str, str]) -> tuple[str, list[str]]:
         new = hashes[match[1].value]
         if "pin" in fields:
             value = fields["pin"][1]
-            edits.append((value.start_mark.index, value.end_mark.index, new))
+            if isinstance(value, yaml.SequenceNode):
+                # Several reviewed versions: keep them and add this one.
+                digests = [item.value for item in value.value]
+                if new in digests:
+                    continue
+                edits.append((value.start_mark.index, value.end_mark.index, "[" + ", ".join([*digests, new]) + "]"))
+            else:
+                edits.append((value.start_mark.index, value.end_mark.index, new))
         else:
             key = match[0]
             indent = " " * key.start_mark.column

@@ -57,6 +57,7 @@ class Reason(StrEnum):
     NO_DESTINATION = "no-destination"
     NO_PRIVATE_FRAGMENT = "no-private-fragment"
     PRIVATE_FRAGMENT = "private-fragment"
+    PRIVATE_SOURCE_STEERED = "private-source-steered"
     ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
     ENFORCED = "enforced"
     MONITOR_ERROR = "monitor-error"

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from monitor.session.content import TextLeaf, iter_leaves
+from monitor.session.fingerprints import FragmentIndex, FragmentMatch, normalize
 
 
 class DestinationKind(StrEnum):
@@ -53,14 +54,6 @@ class LabelledDestination:
     from_call: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class FragmentHit:
-    """Private content of ``from_call`` found in the arguments."""
-
-    from_call: str
-    text: str
-
-
 # Argument keys whose values name where a call sends to.
 DESTINATION_KEYS = frozenset(
     [
@@ -100,6 +93,8 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b
 _PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
 _SPACE = re.compile(r"\s+")
 _MAX_ATTRIBUTE_CHARS = 200
+_SENT_TAIL_CHARS = 256
+_MIN_STEERING_CHARS = 4
 _MAX_ATTRIBUTES = 64
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 _EDGE_PUNCTUATION = " .!?;:,'\"()[]"
@@ -173,55 +168,65 @@ def _walk_arguments(value: Any, path: str = "", key: str = "") -> Iterator[tuple
         yield path or "/", key, str(value)
 
 
-def flatten_arguments(arguments: Mapping[str, Any]) -> str:
-    """All string values of the arguments, normalised and joined, for fragment search."""
-    return "\n".join(normalize_text(text) for _, _, text in _walk_arguments(arguments))
-
-
 @dataclass
 class ContentIndex:
-    """What the session has seen, indexed for destination provenance and private-fragment search.
+    """What the session has seen, indexed for destination provenance and private-content search.
 
-    Memory is bounded: at most ``max_fragments`` private fragments and ``max_text_chars`` of untrusted
-    free text are kept; past that the oldest go and ``truncated`` is set.
+    Memory is bounded: at most ``max_fingerprints`` fingerprints of private content, ``max_text_chars`` of
+    free text and ``max_values`` listed values and objects are kept; past that the oldest go and
+    ``truncated`` is set.
     """
 
-    min_fragment_chars: int = 20
-    max_fragments: int = 20_000
-    max_text_chars: int = 4_000_000
+    max_fingerprints: int = 50_000
+    max_text_chars: int = 1_000_000
+    max_values: int = 50_000
     user_text: list[str] = field(default_factory=list)
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
-    fragments: dict[str, str] = field(default_factory=dict)
-    known_values: set[str] = field(default_factory=set)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    truncated: bool = False
+    sent_tail: str = ""
+    truncated_listing: bool = False
     _text_chars: int = 0
+    _private: FragmentIndex | None = None
+
+    @property
+    def private(self) -> FragmentIndex:
+        """The fingerprints of private content."""
+        if self._private is None:
+            self._private = FragmentIndex(self.max_fingerprints)
+        return self._private
+
+    @property
+    def truncated(self) -> bool:
+        """Whether anything was dropped to stay within the memory bound."""
+        return self.truncated_listing or (self._private is not None and self._private.truncated)
 
     def add_user_text(self, text: str) -> None:
         """Record text the user typed."""
         self.user_text.append(normalize_text(text))
+        self.private.exclude(text, typed_by_user=True)
 
-    def add_call_arguments(self, arguments: Mapping[str, Any]) -> None:
+    def add_call_arguments(self, arguments: Mapping[str, Any], *, external: bool) -> None:
         """Record the values a call was made with: the agent knew them before any later result, so they are
-        not private content that a later result revealed (e.g. the user's own address on every call)."""
-        for _, _, text in _walk_arguments(arguments):
-            if len(self.known_values) >= self.max_fragments:
-                break
-            value = normalize_text(text)
-            if len(value) >= self.min_fragment_chars:
-                self.known_values.add(value)
+        not private content that a later result revealed (e.g. the user's own address on every call). The
+        arguments of external calls are kept (their tail) to catch data split across calls."""
+        texts = [text for _, _, text in _walk_arguments(arguments)]
+        for text in texts:
+            self.private.exclude(text, typed_by_user=False)
+        if external:
+            self.sent_tail = (self.sent_tail + "".join(normalize(t)[0] for t in texts))[-_SENT_TAIL_CHARS:]
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
         """Index one tool result: listed values, free text, the objects it lists, and (for private results)
-        fragments."""
+        fingerprints and secrets."""
         for leaf in iter_leaves(result, on_object=self._add_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
                 self._add_listed(call_id, leaf)
             if private:
-                self._add_fragments(call_id, leaf)
+                self.private.add(call_id, leaf.value)
+                self.private.add_secrets(call_id, leaf.key, leaf.value)
 
     def _add_object(self, obj: dict[Any, Any]) -> None:
         scalars = {
@@ -232,7 +237,7 @@ class ContentIndex:
         if not 2 <= len(scalars) <= _MAX_ATTRIBUTES:
             return
         for value in scalars.values():
-            if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_fragments:
+            if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
@@ -240,6 +245,9 @@ class ContentIndex:
         return list(self.attributes.get(value, ()))
 
     def _add_listed(self, call_id: str, leaf: TextLeaf) -> None:
+        if len(self.listed) >= self.max_values:
+            self.truncated_listing = True
+            return
         value = normalize_text(leaf.value)
         self.listed.setdefault(value, call_id)
         for _, address in find_addresses(leaf.value):
@@ -251,17 +259,7 @@ class ContentIndex:
         self._text_chars += len(text)
         while self._text_chars > self.max_text_chars and len(self.free_text) > 1:
             self._text_chars -= len(self.free_text.pop(0)[1])
-            self.truncated = True
-
-    def _add_fragments(self, call_id: str, leaf: TextLeaf) -> None:
-        pieces = _SENTENCE_BREAK.split(leaf.value) if leaf.free_text else [leaf.value]
-        for piece in pieces:
-            text = normalize_text(piece).strip(_EDGE_PUNCTUATION)
-            if len(text) >= self.min_fragment_chars and text not in self.known_values:
-                self.fragments.setdefault(text, call_id)
-        while len(self.fragments) > self.max_fragments:
-            del self.fragments[next(iter(self.fragments))]
-            self.truncated = True
+            self.truncated_listing = True
 
     def label(self, destination: Destination, allowlist: Iterable[str] = ()) -> LabelledDestination:
         """Label a destination by the strongest place the session saw it."""
@@ -283,15 +281,24 @@ class ContentIndex:
             return LabelledDestination(destination, Origin.ATTACKER, attacker_call)
         return LabelledDestination(destination, Origin.UNSEEN, None)
 
-    def find_fragments(self, argument_text: str) -> list[FragmentHit]:
-        """Private fragments (not typed by the user) that appear verbatim in the argument text."""
-        if len(argument_text) < self.min_fragment_chars:
-            return []
-        hits = []
-        for fragment, call_id in self.fragments.items():
-            if fragment in argument_text and not any(fragment in text for text in self.user_text):
-                hits.append(FragmentHit(call_id, fragment))
-        return hits
+    def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
+        """The call whose untrusted free text suggested one of these argument values (a name, path, id or
+        address the user never typed), if any: a read made with it was chosen by whoever wrote that text."""
+        for _, _, text in _walk_arguments(arguments):
+            value = normalize_text(text)
+            if not _MIN_STEERING_CHARS <= len(value) <= _MAX_ATTRIBUTE_CHARS or value.isdigit():
+                continue
+            if any(value in typed for typed in self.user_text):
+                continue
+            for call_id, free, untrusted in self.free_text:
+                if untrusted and value in free:
+                    return call_id
+        return None
+
+    def find_private(self, arguments: Mapping[str, Any]) -> list[FragmentMatch]:
+        """Private content (not typed by the user) in a call's arguments, in any of the forms
+        :meth:`FragmentIndex.search` looks for."""
+        return self.private.search((text for _, _, text in _walk_arguments(arguments)), self.sent_tail)
 
 
 def _allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:

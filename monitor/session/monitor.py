@@ -18,11 +18,10 @@ from monitor.models.reports import SessionReport
 from monitor.models.tools import Finding, parse_tool
 from monitor.session.evidence import (
     ContentIndex,
-    FragmentHit,
     LabelledDestination,
     extract_destinations,
-    flatten_arguments,
 )
+from monitor.session.fingerprints import FragmentMatch
 from monitor.session.state import CallRecord, SessionState
 
 logger = logging.getLogger("monitor")
@@ -44,7 +43,7 @@ class SessionMonitor:
         policy: Policy | None = None,
         rules: OverrideSource | None = None,
         builtin_rules: bool = True,
-        max_fragments: int = 20_000,
+        evidence_budget: int = 50_000,
     ) -> None:
         self.posture = Posture(posture)
         self.policy = policy or Policy()
@@ -52,7 +51,7 @@ class SessionMonitor:
             rules = load_builtin_rules()
         self.rules = rules
         self.classifier = Classifier(self.posture, rules)
-        self.max_fragments = max_fragments
+        self.evidence_budget = evidence_budget
         self.internal_errors = 0
         self._sessions: dict[str, SessionState] = {}
         self._lock = threading.RLock()
@@ -156,7 +155,10 @@ class SessionMonitor:
         logger.exception("trifecta-monitor internal error in %s", where)
 
     def _new_state(self, session_id: str) -> SessionState:
-        return SessionState(session_id=session_id, index=ContentIndex(max_fragments=self.max_fragments))
+        return SessionState(
+            session_id=session_id,
+            index=ContentIndex(max_fingerprints=self.evidence_budget, max_values=self.evidence_budget),
+        )
 
     def _state(self, session_id: str) -> SessionState:
         state = self._sessions.get(session_id)
@@ -251,14 +253,16 @@ class SessionMonitor:
         legs_before = frozenset(state.legs)
         unique_id = self._unique_call_id(state, call_id, index)
         labelled: list[LabelledDestination] = []
-        fragments: list[FragmentHit] = []
+        fragments: list[FragmentMatch] = []
         # Evidence is only needed, and only gathered, for an external call made while armed.
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_of_legs(legs_before) is Level.ARMED and args:
             labelled = [
                 state.index.label(d, self.policy.allowlist) for d in extract_destinations(args, classified.destinations)
             ]
-            fragments = state.index.find_fragments(flatten_arguments(args))
+            fragments = state.index.find_private(args)
+        steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
+            steered_sources=frozenset(steered),
             call_id=unique_id,
             legs_before=legs_before,
             legs_call=legs_call,
@@ -269,7 +273,11 @@ class SessionMonitor:
         )
         decision = decide(self.policy, facts)
         if args:
-            state.index.add_call_arguments(args)
+            if Leg.UNTRUSTED_CONTENT in legs_before:
+                source = state.index.find_steering(args)
+                if source is not None:
+                    state.steered[unique_id] = source
+            state.index.add_call_arguments(args, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
         record = CallRecord(
             unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
         )

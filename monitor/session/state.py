@@ -57,6 +57,8 @@ class SessionState:
     calls: list[CallRecord] = field(default_factory=list)
     used_ids: set[str] = field(default_factory=set)
     voided_pins: set[tuple[str, str]] = field(default_factory=set)
+    # Call id -> id of the call whose untrusted text suggested its arguments.
+    steered: dict[str, str] = field(default_factory=dict)
     unanswered: dict[str, list[CallRecord]] = field(default_factory=dict)
     uncommitted: list[CallRecord] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)

@@ -46,3 +46,11 @@ def test_update_pins_keeps_comments_and_layout() -> None:
     assert "# reviewed 2026-11" in new and "# the only tool" in new
     doc = yaml.safe_load(new)
     assert [e.get("pin") for e in doc["tools"]] == ["a" * 64, "b" * 64, None]
+
+
+def test_update_pins_adds_to_a_list_of_reviewed_versions() -> None:
+    text = "tools:\n  - match: fetch\n    pin: [" + "a" * 64 + "]\n    legs: []\n    reason: x\n"
+    new, pinned = update_pins(text, {"fetch": "b" * 64})
+    assert yaml.safe_load(new)["tools"][0]["pin"] == ["a" * 64, "b" * 64]
+    again, _ = update_pins(new, {"fetch": "b" * 64})
+    assert again == new

@@ -3,7 +3,6 @@ from monitor.session.evidence import (
     ContentIndex,
     Destination,
     DestinationKind,
-    FragmentHit,
     Origin,
     extract_destinations,
     find_addresses,
@@ -73,22 +72,29 @@ def test_origin_labels_follow_where_the_destination_was_seen() -> None:
     assert origin("zed@nowhere.example") is Origin.UNSEEN
 
 
-def test_fragments_exclude_what_the_user_typed_and_short_text() -> None:
+def test_private_content_excludes_what_the_user_typed() -> None:
     index = ContentIndex()
-    index.add_user_text("Please share: the quarterly numbers look strong")
+    index.add_user_text("Please share: the quarterly numbers look strong this year")
     index.add_result(
         "c1",
-        "The quarterly numbers look strong. Revenue was 12.5M in Q3 for the EU region.",
+        "The quarterly numbers look strong this year. Revenue was 12.5M in Q3 for the EU region.",
         private=True,
         untrusted=False,
     )
-    hits = index.find_fragments("fyi: revenue was 12.5m in q3 for the eu region and the quarterly numbers look strong")
-    assert hits == [FragmentHit("c1", "revenue was 12.5m in q3 for the eu region")]
+    [hit] = index.find_private({"body": "the quarterly numbers look strong this year; revenue was 12.5m in q3 for EU"})
+    assert hit.from_call == "c1" and "12.5m in q3" in hit.text
+    assert index.find_private({"body": "as you said, the quarterly numbers look strong this year"}) == []
+
+
+def test_values_sent_before_a_result_are_not_its_private_content() -> None:
+    index = ContentIndex()
+    index.add_call_arguments({"account": "alex.jordan.the.owner@corp.example"}, external=False)
+    index.add_result("c1", {"owner": "alex.jordan.the.owner@corp.example"}, private=True, untrusted=False)
+    assert index.find_private({"account": "alex.jordan.the.owner@corp.example"}) == []
 
 
 def test_index_memory_is_bounded() -> None:
-    index = ContentIndex(max_fragments=10)
-    index.add_result(
-        "c1", "\n".join(f"line number {i} with enough characters" for i in range(50)), private=True, untrusted=False
-    )
-    assert len(index.fragments) == 10 and index.truncated
+    index = ContentIndex(max_fingerprints=10)
+    text = "\n".join(f"line number {i} with enough different characters {i * 7919}" for i in range(50))
+    index.add_result("c1", text, private=True, untrusted=False)
+    assert len(index.private) == 10 and index.truncated
