@@ -41,6 +41,8 @@ class CallFacts:
     fragments: Sequence[FragmentMatch]
     steered_sources: frozenset[str] = frozenset()
     """Calls (among the fragments' sources) whose arguments untrusted content suggested."""
+    shared_place: bool = False
+    """The call's named destination is a place outsiders write to (and so can read)."""
 
 
 _SANCTIONED_REASON = {
@@ -72,8 +74,9 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     keyed = [d for d in facts.destinations if d.destination.keyed]
     attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
     unseen = [d for d in keyed if d.origin is Origin.UNSEEN]
-    # Private content the user did not ask for: read by a call whose target untrusted content chose.
-    unasked = [f for f in facts.fragments if f.from_call in facts.steered_sources]
+    # Private content the user did not ask for: read by a call whose target untrusted content chose, or
+    # put where outsiders read (naming a public place does not ask for private data to be published there).
+    unasked = [f for f in facts.fragments if f.from_call in facts.steered_sources or facts.shared_place]
     # Private content is exfiltrated when it goes where nobody but the attacker chose, or when the attacker
     # chose what to read.
     exfiltration = bool(attacker) or bool(unasked) or (bool(facts.fragments) and (bool(unseen) or not keyed))
@@ -86,8 +89,10 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
         reasons.append(Reason.DESTINATION_UNSEEN)
     if facts.fragments:
         reasons.append(Reason.PRIVATE_FRAGMENT)
-    if unasked:
+    if any(f.from_call in facts.steered_sources for f in unasked):
         reasons.append(Reason.PRIVATE_SOURCE_STEERED)
+    if unasked and facts.shared_place:
+        reasons.append(Reason.PRIVATE_TO_SHARED_PLACE)
     if not facts.arguments_available:
         reasons.append(Reason.ARGUMENTS_UNAVAILABLE)
 

@@ -58,6 +58,7 @@ class Reason(StrEnum):
     NO_PRIVATE_FRAGMENT = "no-private-fragment"
     PRIVATE_FRAGMENT = "private-fragment"
     PRIVATE_SOURCE_STEERED = "private-source-steered"
+    PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
     ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
     ENFORCED = "enforced"
     MONITOR_ERROR = "monitor-error"

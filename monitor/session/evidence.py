@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from monitor.session.content import TextLeaf, iter_leaves
-from monitor.session.fingerprints import FragmentIndex, FragmentMatch, normalize
+from monitor.session.fingerprints import FragmentIndex, FragmentMatch, squash
 
 
 class DestinationKind(StrEnum):
@@ -94,6 +94,8 @@ _PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
 _SPACE = re.compile(r"\s+")
 _MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
+# Private text waits to be fingerprinted until a search needs it, up to this much.
+_MAX_PENDING_CHARS = 200_000
 _MIN_STEERING_CHARS = 4
 _MAX_ATTRIBUTES = 64
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -185,9 +187,15 @@ class ContentIndex:
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     sent_tail: str = ""
+    untrusted_places: list[frozenset[str]] = field(default_factory=list)
     truncated_listing: bool = False
     _text_chars: int = 0
     _private: FragmentIndex | None = None
+    _order: dict[str, int] = field(default_factory=dict)
+    _clock: int = 0
+    _pending: list[tuple[int, str, str, str]] = field(default_factory=list)
+    _pending_chars: int = 0
+    _private_seen: set[int] = field(default_factory=set)
 
     @property
     def private(self) -> FragmentIndex:
@@ -199,6 +207,7 @@ class ContentIndex:
     @property
     def truncated(self) -> bool:
         """Whether anything was dropped to stay within the memory bound."""
+        self._flush_private()
         return self.truncated_listing or (self._private is not None and self._private.truncated)
 
     def add_user_text(self, text: str) -> None:
@@ -212,21 +221,37 @@ class ContentIndex:
         arguments of external calls are kept (their tail) to catch data split across calls."""
         texts = [text for _, _, text in _walk_arguments(arguments)]
         for text in texts:
-            self.private.exclude(text, typed_by_user=False)
+            self.private.exclude(text, typed_by_user=False, at=self._clock)
+        self._clock += 1
         if external:
-            self.sent_tail = (self.sent_tail + "".join(normalize(t)[0] for t in texts))[-_SENT_TAIL_CHARS:]
+            self.sent_tail = (self.sent_tail + "".join(squash(t) for t in texts))[-_SENT_TAIL_CHARS:]
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
         """Index one tool result: listed values, free text, the objects it lists, and (for private results)
-        fingerprints and secrets."""
+        the text to fingerprint, which is fingerprinted when a search first needs it."""
+        self._order.setdefault(call_id, len(self._order))
+        self._clock += 1
         for leaf in iter_leaves(result, on_object=self._add_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
                 self._add_listed(call_id, leaf)
-            if private:
-                self.private.add(call_id, leaf.value)
-                self.private.add_secrets(call_id, leaf.key, leaf.value)
+            digest = hash((leaf.key, leaf.value))
+            if private and digest not in self._private_seen:
+                # The same text returned again (a second search of the same inbox) adds nothing new.
+                if len(self._private_seen) < self.max_values:
+                    self._private_seen.add(digest)
+                self._pending.append((self._clock, call_id, leaf.key, leaf.value))
+                self._pending_chars += len(leaf.value)
+        if self._pending_chars > _MAX_PENDING_CHARS:
+            self._flush_private()
+
+    def _flush_private(self) -> None:
+        for at, call_id, key, value in self._pending:
+            self.private.add(call_id, value, at)
+            self.private.add_secrets(call_id, key, value)
+        self._pending.clear()
+        self._pending_chars = 0
 
     def _add_object(self, obj: dict[Any, Any]) -> None:
         scalars = {
@@ -251,7 +276,7 @@ class ContentIndex:
         value = normalize_text(leaf.value)
         self.listed.setdefault(value, call_id)
         for _, address in find_addresses(leaf.value):
-            self.listed.setdefault(address, call_id)
+            self.listed.setdefault(address.lower(), call_id)
 
     def _add_free_text(self, call_id: str, leaf: TextLeaf, untrusted: bool) -> None:
         text = normalize_text(leaf.value)
@@ -262,24 +287,47 @@ class ContentIndex:
             self.truncated_listing = True
 
     def label(self, destination: Destination, allowlist: Iterable[str] = ()) -> LabelledDestination:
-        """Label a destination by the strongest place the session saw it."""
-        value = destination.value
-        if any(value in text for text in self.user_text):
+        """Label a destination by who chose it: the user (their words or the allowlist), or else the first
+        result that showed it. A structured listing in an earlier result than any untrusted free text
+        mentioning it is a listing; untrusted free text first (or in the same result) is the attacker's
+        suggestion; free text of private content only is private text."""
+        compact = destination.kind in (DestinationKind.IBAN, DestinationKind.PHONE)
+        value = destination.value.lower()
+
+        def seen_in(text: str) -> bool:
+            return value in (text.replace(" ", "") if compact else text)
+
+        if any(seen_in(text) for text in self.user_text):
             return LabelledDestination(destination, Origin.USER, None)
         if _allowlisted(destination, allowlist):
             return LabelledDestination(destination, Origin.ALLOWLIST, None)
         listed_in = self.listed.get(value)
-        if listed_in is not None:
+        attacker_call = next((c for c, text, untrusted in self.free_text if untrusted and seen_in(text)), None)
+        if listed_in is not None and (
+            attacker_call is None or self._order.get(listed_in, 0) < self._order.get(attacker_call, 0)
+        ):
             return LabelledDestination(destination, Origin.LISTING, listed_in)
-        attacker_call: str | None = None
-        for call_id, text, untrusted in self.free_text:
-            if value in text:
-                if not untrusted:
-                    return LabelledDestination(destination, Origin.PRIVATE_TEXT, call_id)
-                attacker_call = attacker_call or call_id
         if attacker_call is not None:
             return LabelledDestination(destination, Origin.ATTACKER, attacker_call)
+        private_call = next((c for c, text, untrusted in self.free_text if not untrusted and seen_in(text)), None)
+        if private_call is not None:
+            return LabelledDestination(destination, Origin.PRIVATE_TEXT, private_call)
         return LabelledDestination(destination, Origin.UNSEEN, None)
+
+    def add_untrusted_source(self, arguments: Mapping[str, Any]) -> None:
+        """Record the arguments of a call whose result carried untrusted content: they name a place that
+        outsiders write to (a public repository, a shared channel, a ticket queue)."""
+        values = frozenset(
+            normalize_text(text) for _, _, text in _walk_arguments(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
+        )
+        if values and len(self.untrusted_places) < self.max_values:
+            self.untrusted_places.append(values)
+
+    def is_shared_place(self, destinations: Iterable[Destination]) -> bool:
+        """Whether named destinations (repository, channel, …; not people's addresses) are all arguments of
+        one earlier call that returned untrusted content: a place outsiders write to, and so can read."""
+        names = {d.value for d in destinations if d.keyed and d.kind in (DestinationKind.NAME, DestinationKind.DOMAIN)}
+        return bool(names) and any(names <= place for place in self.untrusted_places)
 
     def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
         """The call whose untrusted free text suggested one of these argument values (a name, path, id or
@@ -298,6 +346,7 @@ class ContentIndex:
     def find_private(self, arguments: Mapping[str, Any]) -> list[FragmentMatch]:
         """Private content (not typed by the user) in a call's arguments, in any of the forms
         :meth:`FragmentIndex.search` looks for."""
+        self._flush_private()
         return self.private.search((text for _, _, text in _walk_arguments(arguments)), self.sent_tail)
 
 

@@ -24,6 +24,7 @@ WINDOW = 8
 """Winnowing window: every shared run of at least ``MIN_MATCH`` characters is found (shorter ones may be)."""
 MIN_MATCH = K + WINDOW - 1
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 _SECRET_CONTEXT = re.compile(
@@ -92,20 +93,40 @@ def normalize(text: str) -> tuple[str, list[int]]:
     return "".join(kept), positions
 
 
+def squash(text: str) -> str:
+    """:func:`normalize` without the positions (fast)."""
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def kgram_hashes(norm: str) -> list[int]:
+    """The CRC-32 of every k-gram of normalised text."""
+    return [zlib.crc32(norm[i : i + K].encode()) for i in range(len(norm) - K + 1)]
+
+
 def winnow(norm: str) -> Iterator[tuple[int, int]]:
-    """Yield ``(hash, position)`` of the winnowed k-gram fingerprints of normalised text."""
-    if len(norm) < K:
+    """Yield ``(hash, position)`` of the winnowed k-gram fingerprints of normalised text: in every window
+    of ``WINDOW`` consecutive k-grams, the rightmost minimal hash (Schleimer, Wilkerson and Aiken)."""
+    hashes = kgram_hashes(norm)
+    n = len(hashes)
+    if n == 0:
         return
-    hashes = [zlib.crc32(norm[i : i + K].encode()) for i in range(len(norm) - K + 1)]
-    last = -1
-    for start in range(max(1, len(hashes) - WINDOW + 1)):
-        window = hashes[start : start + WINDOW]
-        # Rightmost minimum, as in Schleimer et al.
-        offset = min(range(len(window)), key=lambda j: (window[j], -j))
-        pos = start + offset
-        if pos != last:
-            yield hashes[pos], pos
-            last = pos
+    if n <= WINDOW:
+        best = min(range(n), key=lambda j: (hashes[j], -j))
+        yield hashes[best], best
+        return
+    best = -1
+    for end in range(WINDOW - 1, n):
+        start = end - WINDOW + 1
+        if best < start:
+            # The minimum left the window: find the rightmost minimum of the new window.
+            best = start
+            for j in range(start + 1, end + 1):
+                if hashes[j] <= hashes[best]:
+                    best = j
+            yield hashes[best], best
+        elif hashes[end] <= hashes[best]:
+            best = end
+            yield hashes[best], best
 
 
 def all_kgrams(norm: str) -> Iterator[tuple[int, int]]:
@@ -153,11 +174,11 @@ def find_secrets(key: str, value: str) -> Iterator[str]:
     """Secret-shaped values in one leaf of private content: under a secret key, after a word like "code",
     or long mixed letter-and-digit tokens. Returned normalised."""
     if key.lower() in SECRET_KEYS and 4 <= len(value) <= 256:
-        yield normalize(value)[0]
+        yield squash(value)
     for m in _SECRET_CONTEXT.finditer(value):
-        yield normalize(m.group(1))[0]
+        yield squash(m.group(1))
     for m in _TOKEN.finditer(value):
-        yield normalize(m.group(0))[0]
+        yield squash(m.group(0))
 
 
 def _long_enough_secret(secret: str) -> bool:
@@ -175,7 +196,7 @@ class FragmentIndex:
         self.max_secrets = max_secrets
         self._prints: OrderedDict[int, str] = OrderedDict()
         self._secrets: OrderedDict[str, str] = OrderedDict()
-        self._known: set[int] = set()
+        self._known: dict[int, int] = {}
         self._user_typed: set[int] = set()
         self._user_text: list[str] = []
         self.truncated = False
@@ -183,21 +204,22 @@ class FragmentIndex:
     def __len__(self) -> int:
         return len(self._prints)
 
-    def exclude(self, text: str, *, typed_by_user: bool) -> None:
+    def exclude(self, text: str, *, typed_by_user: bool, at: int = 0) -> None:
         """Text that is not evidence of a leak: what the user typed (never evidence), or values the agent
-        already sent (not evidence against private content that arrives after them)."""
-        target = self._user_typed if typed_by_user else self._known
-        norm, _ = normalize(text)
-        if len(target) < 4 * self.max_fingerprints:
-            target.update(h for h, _pos in all_kgrams(norm))
+        sent at time ``at`` (not evidence against private content that arrives later)."""
+        norm = squash(text)
         if typed_by_user:
+            self._user_typed.update(kgram_hashes(norm))
             self._user_text.append(norm)
+        elif len(self._known) < 4 * self.max_fingerprints:
+            for h in kgram_hashes(norm):
+                self._known.setdefault(h, at)
 
-    def add(self, call_id: str, text: str) -> None:
-        """Index private content that ``call_id`` returned."""
-        norm, _ = normalize(text)
-        for h, _pos in winnow(norm):
-            if h not in self._known:
+    def add(self, call_id: str, text: str, at: int = 0) -> None:
+        """Index private content that ``call_id`` returned at time ``at``."""
+        known = self._known
+        for h, _pos in winnow(squash(text)):
+            if known.get(h, at) >= at:
                 self._prints.setdefault(h, call_id)
         while len(self._prints) > self.max_fingerprints:
             self._prints.popitem(last=False)
@@ -221,7 +243,7 @@ class FragmentIndex:
             matches.extend(self._search_one(text, Transform.VERBATIM))
             for transform, decoded in decoded_views(text):
                 matches.extend(self._search_one(decoded, transform))
-        joined = "".join(normalize(t)[0] for t in texts)
+        joined = "".join(squash(t) for t in texts)
         if previous:
             matches.extend(self._search_norm(previous + joined, None, Transform.SPLIT, boundary=len(previous)))
         for secret, call_id in self._secrets.items():

@@ -254,15 +254,17 @@ class SessionMonitor:
         unique_id = self._unique_call_id(state, call_id, index)
         labelled: list[LabelledDestination] = []
         fragments: list[FragmentMatch] = []
+        shared_place = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_of_legs(legs_before) is Level.ARMED and args:
-            labelled = [
-                state.index.label(d, self.policy.allowlist) for d in extract_destinations(args, classified.destinations)
-            ]
+            destinations = extract_destinations(args, classified.destinations)
+            labelled = [state.index.label(d, self.policy.allowlist) for d in destinations]
+            shared_place = state.index.is_shared_place(destinations)
             fragments = state.index.find_private(args)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
             steered_sources=frozenset(steered),
+            shared_place=shared_place,
             call_id=unique_id,
             legs_before=legs_before,
             legs_call=legs_call,
@@ -336,6 +338,8 @@ class SessionMonitor:
             record.classification = record.classification.with_added(hints)
             self._add_available(state, record.classification.legs, record.call_id)
         legs = record.classification.legs
+        if Leg.UNTRUSTED_CONTENT in legs and record.arguments:
+            state.index.add_untrusted_source(record.arguments)
         if result is not None:
             state.index.add_result(
                 record.call_id, result, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs

@@ -97,4 +97,4 @@ def test_index_memory_is_bounded() -> None:
     index = ContentIndex(max_fingerprints=10)
     text = "\n".join(f"line number {i} with enough different characters {i * 7919}" for i in range(50))
     index.add_result("c1", text, private=True, untrusted=False)
-    assert len(index.private) == 10 and index.truncated
+    assert index.truncated and len(index.private) == 10
