@@ -50,7 +50,7 @@ def test_update_pins_keeps_comments_and_layout() -> None:
 
 def test_update_pins_adds_to_a_list_of_reviewed_versions() -> None:
     text = "tools:\n  - match: fetch\n    pin: [" + "a" * 64 + "]\n    legs: []\n    reason: x\n"
-    new, pinned = update_pins(text, {"fetch": "b" * 64})
+    new, _ = update_pins(text, {"fetch": "b" * 64})
     assert yaml.safe_load(new)["tools"][0]["pin"] == ["a" * 64, "b" * 64]
     again, _ = update_pins(new, {"fetch": "b" * 64})
     assert again == new
