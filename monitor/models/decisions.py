@@ -105,6 +105,7 @@ class AlertKind(StrEnum):
     EXFILTRATION = "exfiltration"
     INVALID_ANNOTATION = "invalid-annotation"
     DEFINITION_CHANGED = "definition-changed"
+    EVIDENCE_TRUNCATED = "evidence-truncated"
 
 
 ALERT_SEVERITY: dict[AlertKind, Severity] = {
@@ -114,6 +115,7 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
     AlertKind.EXFILTRATION: Severity.CRITICAL,
     AlertKind.INVALID_ANNOTATION: Severity.WARNING,
     AlertKind.DEFINITION_CHANGED: Severity.HIGH,
+    AlertKind.EVIDENCE_TRUNCATED: Severity.INFO,
 }
 
 

@@ -44,6 +44,7 @@ FREE_TEXT_KEYS = frozenset(
 _FREE_TEXT_MIN_LENGTH = 80
 _FREE_TEXT_MIN_WORDS = 6
 _MAX_PARSE_CHARS = 2_000_000
+_WRAPPER = re.compile(r"\A(?:<<|«|```[\w-]*\n)|(?:>>|»|\n```)\Z")
 _KEY_VALUE_LINE = re.compile(r"^\s*([A-Za-z_][\w .-]{0,40}):\s+(\S.*)$")
 
 
@@ -151,8 +152,11 @@ def _may_hold_document(text: str) -> bool:
 
 
 def parse_structured(text: str) -> dict[str, Any] | list[Any] | None:
-    """Parse text that holds a JSON or YAML document or ``key: value`` lines; None for plain prose."""
-    stripped = text.strip()
+    """Parse text that holds a JSON or YAML document or ``key: value`` lines; None for plain prose.
+
+    A document inside a wrapper that prompt-injection defences add (``<< … >>``, a code fence) is read too.
+    """
+    stripped = _WRAPPER.sub("", text.strip()) if _WRAPPER.search(text) else text.strip()
     if not stripped or len(stripped) > _MAX_PARSE_CHARS:
         return None
     if stripped[0] in "[{":

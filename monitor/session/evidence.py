@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
+
+import tldextract
 
 from monitor.session.content import TextLeaf, iter_leaves
 from monitor.session.fingerprints import FragmentIndex, FragmentMatch, squash
@@ -112,20 +115,37 @@ def _host(url: str) -> str:
         host = urlsplit(url).hostname or ""
     except ValueError:
         return ""
-    return host.removeprefix("www.").lower()
+    return host.lower()
+
+
+@functools.cache
+def _extractor() -> tldextract.TLDExtract:
+    # The Public Suffix List snapshot shipped with tldextract: no download, no cache on disk. Private
+    # suffixes count, so two github.io sites are two owners.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True)
+
+
+def registrable_domain(host: str) -> str:
+    """The registrable domain of a host name (``files.evil.example.co.uk`` → ``example.co.uk``); the host
+    itself when it has none (an IP address, ``localhost``)."""
+    host = host.lower().rstrip(".")
+    parts = _extractor()(host)
+    if parts.domain and parts.suffix:
+        return f"{parts.domain}.{parts.suffix}"
+    return host.removeprefix("www.")
 
 
 def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
-    """Yield e-mail addresses, domains (of URLs and bare host names), IBANs and phone numbers in text."""
+    """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
     for m in _EMAIL.finditer(text):
         yield DestinationKind.EMAIL, m.group(0).lower()
     without_emails = _EMAIL.sub(" ", text)
     for m in _URL.finditer(without_emails):
         host = _host(m.group(0))
         if host:
-            yield DestinationKind.DOMAIN, host
+            yield DestinationKind.DOMAIN, registrable_domain(host)
     for m in _BARE_DOMAIN.finditer(_URL.sub(" ", without_emails)):
-        yield DestinationKind.DOMAIN, m.group(0).lower().removeprefix("www.")
+        yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
     for m in _IBAN.finditer(text):
         yield DestinationKind.IBAN, m.group(0).replace(" ", "")
     for m in _PHONE.finditer(text):
@@ -206,8 +226,8 @@ class ContentIndex:
 
     @property
     def truncated(self) -> bool:
-        """Whether anything was dropped to stay within the memory bound."""
-        self._flush_private()
+        """Whether anything was dropped to stay within the memory bound (text not yet fingerprinted counts
+        once it is)."""
         return self.truncated_listing or (self._private is not None and self._private.truncated)
 
     def add_user_text(self, text: str) -> None:

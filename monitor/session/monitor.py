@@ -127,6 +127,7 @@ class SessionMonitor:
         """Forget a session and return its final snapshot."""
         with self._lock:
             state = self._sessions.pop(session_id, None) or self._new_state(session_id)
+            self._alert_on_truncation(state)
             return state.to_report()
 
     def sessions(self) -> list[str]:
@@ -346,3 +347,15 @@ class SessionMonitor:
             )
         self._commit(state, record)
         self._commit_older(state, record.index)
+        self._alert_on_truncation(state)
+
+    @staticmethod
+    def _alert_on_truncation(state: SessionState) -> None:
+        if not state.truncation_alerted and state.index.truncated:
+            state.truncation_alerted = True
+            state.raise_alert(
+                AlertKind.EVIDENCE_TRUNCATED,
+                None,
+                "the session's evidence index reached its memory bound; the oldest content was dropped, so "
+                "private content seen early may no longer be recognised",
+            )

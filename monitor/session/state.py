@@ -63,6 +63,7 @@ class SessionState:
     uncommitted: list[CallRecord] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
     trifecta_alerted: bool = False
+    truncation_alerted: bool = False
 
     def raise_alert(self, kind: AlertKind, call_id: str | None, message: str, **extra: Any) -> None:
         """Append an alert with the severity of its kind."""

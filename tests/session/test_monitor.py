@@ -327,3 +327,16 @@ def test_private_content_into_a_place_outsiders_write_to_is_confirmed_even_when_
         "s", "github", "create_pull_request", {"owner": "alice", "repo": "pacman", "body": "Fix typo"}, "c4"
     )
     assert d.action is Action.ALLOW
+
+
+def test_evidence_memory_is_bounded_and_the_session_is_marked() -> None:
+    m = SessionMonitor(builtin_rules=False, evidence_budget=50)
+    m.observe_user_message("s", "hi")
+    m.before_call("s", "drive", "read_file", {"path": "big.txt"}, "c1")
+    m.after_call("s", "c1", " ".join(f"paragraph {i} says something rather different {i * 7919}" for i in range(300)))
+    m.before_call("s", "web", "fetch_page", {"url": "https://news.example"}, "c2")
+    m.after_call("s", "c2", "news")
+    m.before_call("s", "mail", "send_email", {"to": "bob@corp.example", "body": "paragraph 299 says"}, "c3")
+    report = m.end_session("s")
+    assert [a.kind for a in report.alerts].count(AlertKind.EVIDENCE_TRUNCATED) == 1
+    assert report.evidence_truncated
