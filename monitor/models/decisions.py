@@ -52,6 +52,7 @@ class Reason(StrEnum):
     DESTINATION_USER_SANCTIONED = "destination-user-sanctioned"
     DESTINATION_ALLOWLISTED = "destination-allowlisted"
     DESTINATION_FROM_LISTING = "destination-from-listing"
+    DESTINATION_FROM_PRIVATE_CONTENT = "destination-from-private-content"
     DESTINATION_ATTACKER_SUGGESTED = "destination-attacker-suggested"
     DESTINATION_UNSEEN = "destination-unseen"
     NO_DESTINATION = "no-destination"

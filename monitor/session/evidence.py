@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -213,6 +213,8 @@ class ContentIndex:
     _private: FragmentIndex | None = None
     _order: dict[str, int] = field(default_factory=dict)
     _clock: int = 0
+    _result_clock: dict[str, int] = field(default_factory=dict)
+    _argument_values: dict[str, int] = field(default_factory=dict)
     _pending: list[tuple[int, str, str, str]] = field(default_factory=list)
     _pending_chars: int = 0
     _private_seen: set[int] = field(default_factory=set)
@@ -242,6 +244,10 @@ class ContentIndex:
         texts = [text for _, _, text in _walk_arguments(arguments)]
         for text in texts:
             self.private.exclude(text, typed_by_user=False, at=self._clock)
+            if len(text) <= _MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
+                self._argument_values.setdefault(text.lower(), self._clock)
+                for _, address in find_addresses(text):
+                    self._argument_values.setdefault(address.lower(), self._clock)
         self._clock += 1
         if external:
             self.sent_tail = (self.sent_tail + "".join(squash(t) for t in texts))[-_SENT_TAIL_CHARS:]
@@ -251,6 +257,7 @@ class ContentIndex:
         the text to fingerprint, which is fingerprinted when a search first needs it."""
         self._order.setdefault(call_id, len(self._order))
         self._clock += 1
+        self._result_clock.setdefault(call_id, self._clock)
         for leaf in iter_leaves(result, on_object=self._add_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
@@ -321,6 +328,16 @@ class ContentIndex:
             return LabelledDestination(destination, Origin.USER, None)
         if _allowlisted(destination, allowlist):
             return LabelledDestination(destination, Origin.ALLOWLIST, None)
+        labelled = self._label_by_results(destination, seen_in)
+        # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
+        # does not show where the value came from.
+        sent_at = self._argument_values.get(value)
+        if labelled.from_call is not None and sent_at is not None and sent_at < self._result_clock[labelled.from_call]:
+            return LabelledDestination(destination, Origin.UNSEEN, None)
+        return labelled
+
+    def _label_by_results(self, destination: Destination, seen_in: Callable[[str], bool]) -> LabelledDestination:
+        value = destination.value.lower()
         listed_in = self.listed.get(value)
         attacker_call = next((c for c, text, untrusted in self.free_text if untrusted and seen_in(text)), None)
         if listed_in is not None and (
