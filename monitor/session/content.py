@@ -44,6 +44,7 @@ FREE_TEXT_KEYS = frozenset(
 _FREE_TEXT_MIN_LENGTH = 80
 _FREE_TEXT_MIN_WORDS = 6
 _MAX_PARSE_CHARS = 2_000_000
+_FIELD_NAME = re.compile(r"[\w.$@-]{1,64}")
 _WRAPPER = re.compile(r"\A(?:<<|«|```[\w-]*\n)|(?:>>|»|\n```)\Z")
 _KEY_VALUE_LINE = re.compile(r"^\s*([A-Za-z_][\w .-]{0,40}):\s+(\S.*)$")
 
@@ -109,13 +110,22 @@ def _iter_string(text: str, key: str, on_object: ObjectSink | None, whole_result
     if whole_result or _may_hold_document(text):
         text = _unquote(text)
         parsed = parse_structured(text)
-        if parsed is not None:
+        # Inside a value, prose with a colon ("Your code is: 4638") is prose, not a mapping.
+        if parsed is not None and (whole_result or _has_field_names(parsed)):
             yield from _iter_value(parsed, key, on_object)
             return
     yield TextLeaf(key, text, is_free_text(key, text))
     # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
     for document in _embedded_documents(text):
         yield from _iter_value(document, key, on_object)
+
+
+def _has_field_names(document: dict[str, Any] | list[Any]) -> bool:
+    items = document if isinstance(document, list) else [document]
+    return all(
+        not isinstance(item, dict) or all(isinstance(k, str) and _FIELD_NAME.fullmatch(k) for k in item)
+        for item in items
+    )
 
 
 def _unquote(text: str) -> str:

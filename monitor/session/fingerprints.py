@@ -31,6 +31,7 @@ _SECRET_CONTEXT = re.compile(
     r"(?i)\b(?:code|otp|pin|password|passcode|passphrase|token|secret|api[ _-]?key|verification)\b"
     r"[^A-Za-z0-9\n]{0,12}(?:\w+\W{1,3}){0,3}?([A-Za-z0-9][A-Za-z0-9_\-]{3,63})\b"
 )
+_SECRET_WORD = re.compile(r"(?i)\b(?:code|otp|pin|password|passcode|token|secret|api[ _-]?key)\b")
 _TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,128}\b")
 SECRET_KEYS = frozenset(
     [
@@ -173,10 +174,11 @@ def _as_text(data: bytes) -> str | None:
 def find_secrets(key: str, value: str) -> Iterator[str]:
     """Secret-shaped values in one leaf of private content: under a secret key, after a word like "code",
     or long mixed letter-and-digit tokens. Returned normalised."""
-    if key.lower() in SECRET_KEYS and 4 <= len(value) <= 256:
+    if (key.lower() in SECRET_KEYS or _SECRET_WORD.search(key)) and 4 <= len(value) <= 256:
         yield squash(value)
     for m in _SECRET_CONTEXT.finditer(value):
-        yield squash(m.group(1))
+        if any(ch.isdigit() for ch in m.group(1)):
+            yield squash(m.group(1))
     for m in _TOKEN.finditer(value):
         yield squash(m.group(0))
 
