@@ -380,11 +380,14 @@ class ContentIndex:
                     return call_id
         return None
 
-    def find_private(self, arguments: Mapping[str, Any]) -> list[FragmentMatch]:
+    def find_private(self, arguments: Mapping[str, Any], skip_paths: Iterable[str] = ()) -> list[FragmentMatch]:
         """Private content (not typed by the user) in a call's arguments, in any of the forms
-        :meth:`FragmentIndex.search` looks for."""
+        :meth:`FragmentIndex.search` looks for. ``skip_paths`` (the destinations) are not content: sending to
+        a contact is not leaking the contact."""
         self._flush_private()
-        return self.private.search((text for _, _, text in _walk_arguments(arguments)), self.sent_tail)
+        skip = set(skip_paths)
+        texts = (text for path, _, text in _walk_arguments(arguments) if path not in skip)
+        return self.private.search(texts, self.sent_tail)
 
 
 def _allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:

@@ -31,7 +31,7 @@ _SECRET_CONTEXT = re.compile(
     r"(?i)\b(?:code|otp|pin|password|passcode|passphrase|token|secret|api[ _-]?key|verification)\b"
     r"[^A-Za-z0-9\n]{0,12}(?:\w+\W{1,3}){0,3}?([A-Za-z0-9][A-Za-z0-9_\-]{3,63})\b"
 )
-_SECRET_WORD = re.compile(r"(?i)\b(?:code|otp|pin|password|passcode|token|secret|api[ _-]?key)\b")
+_SECRET_WORD = re.compile(r"(?i)(?:^|[\W_])(?:code|otp|pin|password|passcode|token|secret|api[ _-]?key)(?:$|[\W_])")
 _TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,128}\b")
 SECRET_KEYS = frozenset(
     [

@@ -18,6 +18,7 @@ from monitor.models.reports import SessionReport
 from monitor.models.tools import Finding, parse_tool
 from monitor.session.evidence import (
     ContentIndex,
+    DestinationKind,
     LabelledDestination,
     extract_destinations,
 )
@@ -261,7 +262,10 @@ class SessionMonitor:
             destinations = extract_destinations(args, classified.destinations)
             labelled = [state.index.label(d, self.policy.allowlist) for d in destinations]
             shared_place = state.index.is_shared_place(destinations)
-            fragments = state.index.find_private(args)
+            # A recipient's address is not content; a URL is (its path and query can carry data).
+            url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
+            recipients = {d.path for d in destinations if d.keyed} - url_paths
+            fragments = state.index.find_private(args, recipients)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
             steered_sources=frozenset(steered),

@@ -340,3 +340,16 @@ def test_evidence_memory_is_bounded_and_the_session_is_marked() -> None:
     report = m.end_session("s")
     assert [a.kind for a in report.alerts].count(AlertKind.EVIDENCE_TRUNCATED) == 1
     assert report.evidence_truncated
+
+
+def test_data_in_a_url_is_found_but_a_contacts_address_is_not_leaked_content() -> None:
+    m = SessionMonitor(builtin_rules=False)
+    m.observe_user_message("s", "check my contacts and the news")
+    m.before_call("s", "crm", "search_contacts", {"query": "eve"}, "c1")
+    m.after_call("s", "c1", "- email: eve.someone@partner.example\n  phone_pin: 88231945\n")
+    m.before_call("s", "web", "fetch_page", {"url": "https://news.example"}, "c2")
+    m.after_call("s", "c2", "news of the day, nothing else")
+    d = m.before_call("s", "mail", "send_email", {"to": "eve.someone@partner.example", "body": "hi"}, "c3")
+    assert Reason.PRIVATE_FRAGMENT not in d.reasons
+    d = m.before_call("s", "web", "fetch_page", {"url": "https://news.example/?q=88231945"}, "c4")
+    assert Reason.PRIVATE_FRAGMENT in d.reasons
