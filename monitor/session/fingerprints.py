@@ -283,11 +283,20 @@ class FragmentIndex:
                 continue
             if original is not None:
                 text, positions = original
-                snippet = text[positions[start] : positions[end - 1] + 1]
+                snippet = _whole_words(text, positions[start], positions[end - 1] + 1)
             else:
                 snippet = norm[start:end]
             found.append(FragmentMatch(call_id, snippet, transform))
         return found
+
+
+def _whole_words(text: str, start: int, end: int) -> str:
+    """The matched text widened to whole words (fingerprints mark where a match is, not its exact ends)."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end]
 
 
 def _dedupe(matches: list[FragmentMatch]) -> list[FragmentMatch]:
