@@ -7,9 +7,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from monitor.ingest.records import Record, RecordError, SessionEnd
+from monitor.models.decisions import Action, Reason
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
 from monitor.session.monitor import SessionMonitor
+
+_BASELINE_REASONS = frozenset({Reason.BASELINE_ASKS, Reason.BASELINE_BLOCKS})
 
 
 @dataclass
@@ -22,6 +25,9 @@ class AnalysisSummary:
     by_action: Counter[str] = field(default_factory=Counter)
     errors: int = 0
     max_severity: Severity | None = None
+    baseline: str | None = None
+    client_asked: int = 0
+    monitor_asked: int = 0
 
     def add(self, report: SessionReport) -> None:
         """Count one finished session."""
@@ -29,7 +35,10 @@ class AnalysisSummary:
         self.calls += len(report.calls)
         self.by_level[report.level.value] += 1
         for call in report.calls:
-            self.by_action[call.decision.action.value] += 1
+            decision = call.decision
+            self.by_action[decision.action.value] += 1
+            self.client_asked += any(r in _BASELINE_REASONS for r in decision.reasons)
+            self.monitor_asked += (decision.monitor_action or decision.action) is not Action.ALLOW
         for alert in report.alerts:
             if self.max_severity is None or alert.severity.rank > self.max_severity.rank:
                 self.max_severity = alert.severity

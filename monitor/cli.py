@@ -17,6 +17,8 @@ from monitor.classify.loader import load_rules
 from monitor.classify.overrides import RuleSet
 from monitor.classify.ruletests import check_test_coverage, run_rule_tests
 from monitor.classify.suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
+from monitor.clients import CLIENT_TITLES, Client
+from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
 from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
 from monitor.ingest import InputFormat, RecordError, read_inputs
@@ -92,6 +94,12 @@ def main() -> None:
     help="Use the rule packs shipped with trifecta-monitor.",
 )
 @click.option(
+    "--baseline",
+    type=click.Choice([c.value for c in Client]),
+    default=None,
+    help="A client profile whose own confirmations stay; the stricter action wins, and the summary compares.",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["never", *[s.value for s in Severity if s is not Severity.INFO]]),
     default="never",
@@ -106,6 +114,7 @@ def analyze(
     output: Path | None,
     rules_dirs: tuple[Path, ...],
     builtin_rules: bool,
+    baseline: str | None,
     fail_on: str,
 ) -> None:
     """Analyse session traces (native JSONL or AgentDojo runs) and report each session's level, legs,
@@ -115,8 +124,9 @@ def analyze(
     record (everything readable is still analysed and reported).
     """
     rules = _load_rules_or_exit(rules_dirs, builtin_rules)
-    monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
-    summary = AnalysisSummary()
+    policy = Policy(baseline=Client(baseline) if baseline else None)
+    monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
+    summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors_shown = 0
     with _open_output(output, binary=output_format != "table") as out:
         writer = _make_writer(output_format, out, Posture(posture), rules.sha256)

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from monitor.clients import Client, ClientAction, decide_for_client
 from monitor.models.decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
 from monitor.models.legs import Leg
+from monitor.models.tools import ToolAnnotations
 from monitor.session.evidence import LabelledDestination, Origin
 from monitor.session.fingerprints import FragmentMatch
 
@@ -19,6 +21,8 @@ class Policy(BaseModel):
     ``enforce`` turns the confirm on an exfiltration to an attacker-suggested destination into a deny.
     ``conversation_is_private`` counts user messages as private data in the context. ``allowlist`` holds
     e-mail addresses and domains (a domain covers its subdomains) that are always user-sanctioned.
+    ``baseline`` is a client profile (DESIGN §9) whose own confirmations stay: the final action is the
+    stricter of the client's and the monitor's.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -26,6 +30,7 @@ class Policy(BaseModel):
     enforce: bool = False
     conversation_is_private: bool = True
     allowlist: tuple[str, ...] = ()
+    baseline: Client | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class CallFacts:
     """Calls (among the fragments' sources) whose arguments untrusted content suggested."""
     shared_place: bool = False
     """The call's named destination is a place outsiders write to (and so can read)."""
+    annotations: ToolAnnotations | None = None
+    """The tool's annotations as listed in the session (for the baseline client profile)."""
 
 
 _SANCTIONED_REASON = {
@@ -61,8 +68,29 @@ def level_of_legs(legs: frozenset[Leg]) -> Level:
     return Level.PARTIAL if legs else Level.CLEAN
 
 
+_CLIENT_ACTIONS = {
+    ClientAction.ASK: (Action.CONFIRM, Reason.BASELINE_ASKS),
+    ClientAction.BLOCK: (Action.DENY, Reason.BASELINE_BLOCKS),
+}
+
+
 def decide(policy: Policy, facts: CallFacts) -> Decision:
     """Decide one call. Pure: the same facts always give the same decision."""
+    decision = decide_trifecta(policy, facts)
+    if policy.baseline is None:
+        return decision
+    client = decide_for_client(policy.baseline, facts.annotations or ToolAnnotations())
+    if client not in _CLIENT_ACTIONS:
+        return decision
+    action, reason = _CLIENT_ACTIONS[client]
+    final = action if action.rank > decision.action.rank else decision.action
+    return decision.model_copy(
+        update={"action": final, "reasons": (*decision.reasons, reason), "monitor_action": decision.action}
+    )
+
+
+def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
+    """What the monitor alone decides for one call (no baseline client)."""
     base_level = level_of_legs(facts.legs_before)
     if Leg.EXTERNAL_COMMUNICATION not in facts.legs_call:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NO_EXTERNAL_COMMUNICATION,))

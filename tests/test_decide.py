@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from monitor.decide import CallFacts, Policy, decide, level_of_legs
 from monitor.models import Action, Leg, Level, Reason
 from monitor.session.evidence import Destination, DestinationKind, LabelledDestination, Origin
@@ -71,3 +73,34 @@ def test_reasons_and_evidence() -> None:
     d = decide(Policy(), facts(destinations=(dest(Origin.ATTACKER),)))
     assert d.reasons == (Reason.DESTINATION_ATTACKER_SUGGESTED,)
     assert d.evidence[0].detail == "a@b.example at /to: attacker-suggested"
+
+
+def test_a_baseline_client_adds_its_own_confirmations_and_the_stricter_action_wins() -> None:
+    from monitor.clients import Client
+    from monitor.models.tools import ToolAnnotations
+
+    read_only = ToolAnnotations(readOnlyHint=True)
+    unhinted = facts(legs_call=frozenset({P}))
+    d = decide(Policy(baseline=Client.CLAUDE), unhinted)
+    assert d.action is Action.CONFIRM and d.monitor_action is Action.ALLOW
+    assert d.reasons[-1] is Reason.BASELINE_ASKS
+    assert decide(Policy(baseline=Client.CLAUDE), facts(legs_call=frozenset({P}), annotations=read_only)).action is (
+        Action.ALLOW
+    )
+    gemini = decide(Policy(baseline=Client.GEMINI), unhinted)
+    assert gemini.action is Action.DENY and Reason.BASELINE_BLOCKS in gemini.reasons
+    # The monitor's own confirm stays when the client would run the tool.
+    attacker = facts(destinations=(dest(Origin.ATTACKER),), annotations=read_only)
+    assert decide(Policy(baseline=Client.VSCODE), attacker).action is Action.CONFIRM
+    assert decide(Policy(baseline=Client.GOOSE), unhinted).action is Action.ALLOW  # left to the model
+
+
+def test_analyze_with_a_baseline_compares_in_the_table() -> None:
+    from click.testing import CliRunner
+
+    from monitor.cli import main
+
+    samples = Path(__file__).resolve().parents[1] / "samples" / "sessions"
+    result = CliRunner().invoke(main, ["analyze", str(samples), "--baseline", "claude"])
+    assert result.exit_code == 0, result.output
+    assert "Claude alone would have asked before 12 of these calls; the monitor alone before 3" in result.output

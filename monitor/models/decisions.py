@@ -62,6 +62,8 @@ class Reason(StrEnum):
     PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
     ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
     ENFORCED = "enforced"
+    BASELINE_ASKS = "baseline-client-asks"
+    BASELINE_BLOCKS = "baseline-client-blocks"
     MONITOR_ERROR = "monitor-error"
 
 
@@ -95,6 +97,8 @@ class Decision(BaseModel):
     reasons: tuple[Reason, ...]
     rule_ids: tuple[str, ...] = ()
     evidence: tuple[Evidence, ...] = ()
+    monitor_action: Action | None = None
+    """With a baseline client profile: what the monitor alone decided (``action`` is the stricter)."""
 
 
 class AlertKind(StrEnum):

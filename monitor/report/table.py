@@ -80,3 +80,8 @@ class TableWriter:
             f"\n{summary.sessions} sessions ({levels}); {summary.calls} calls ({actions}); "
             f"{summary.errors} input errors"
         )
+        if summary.baseline:
+            self._console.print(
+                f"{summary.baseline} alone would have asked before {summary.client_asked} of these calls; "
+                f"the monitor alone before {summary.monitor_asked}; with both, the stricter action was taken."
+            )

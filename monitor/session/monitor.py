@@ -268,6 +268,7 @@ class SessionMonitor:
             fragments = state.index.find_private(args, recipients)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
+            annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
             shared_place=shared_place,
             call_id=unique_id,
