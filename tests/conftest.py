@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -65,6 +67,25 @@ def write_jsonl() -> JsonlWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
         path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
+
+
+ArchiveWriter = Callable[[Path, dict[str, bytes]], Path]
+
+
+@pytest.fixture
+def write_archive() -> ArchiveWriter:
+    """Write a tar archive (gzip-compressed when the name ends in gz) of ``{entry name: bytes}``."""
+
+    def write(path: Path, entries: dict[str, bytes]) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(path, "w:gz" if path.name.endswith("gz") else "w") as tar:
+            for name, data in entries.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
         return path
 
     return write

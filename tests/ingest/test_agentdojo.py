@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,15 +47,6 @@ def tool(of_call: dict[str, Any], content: Any, error: str | None = None) -> dic
 def write_run(path: Path, run: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(run, indent=4), encoding="utf-8")
-    return path
-
-
-def write_archive(path: Path, entries: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in entries.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     return path
 
 
@@ -125,7 +114,9 @@ def test_session_id_of_a_single_file_is_its_name(tmp_path: Path, agentdojo_run: 
         assert ended(records) == ["injection_task_3"]
 
 
-def test_session_id_in_an_archive_is_the_entry_path(tmp_path: Path, agentdojo_run: RunFactory) -> None:
+def test_session_id_in_an_archive_is_the_entry_path(
+    tmp_path: Path, agentdojo_run: RunFactory, write_archive: Any
+) -> None:
     archive = write_archive(
         tmp_path / "runs.tar.gz",
         {
@@ -353,7 +344,7 @@ def test_malformed_run_in_a_folder_is_reported_and_the_others_are_read(
 
 
 def test_malformed_run_in_an_archive_is_reported_and_the_others_are_read(
-    tmp_path: Path, agentdojo_run: RunFactory
+    tmp_path: Path, agentdojo_run: RunFactory, write_archive: Any
 ) -> None:
     archive = write_archive(
         tmp_path / "runs.tar.gz",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,16 +22,6 @@ CALL_LINE = {"kind": "tool_call", "session_id": "j1", "call_id": "c1", "server":
 def _write_run(path: Path, run: dict[str, Any], *, indent: int | None = 4) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(run, indent=indent), encoding="utf-8")
-    return path
-
-
-def _write_archive(path: Path, entries: dict[str, bytes]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(path, "w:gz" if path.name.endswith("gz") else "w") as tar:
-        for name, data in entries.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     return path
 
 
@@ -65,8 +53,8 @@ def test_detects_agentdojo_run(tmp_path: Path, agentdojo_run: RunFactory) -> Non
 
 
 @pytest.mark.parametrize("name", ["runs.tar.gz", "runs.tgz", "runs.tar"])
-def test_detects_archives_by_name(tmp_path: Path, name: str) -> None:
-    path = _write_archive(tmp_path / name, {"a/none.json": b"{}"})
+def test_detects_archives_by_name(tmp_path: Path, name: str, write_archive: Any) -> None:
+    path = write_archive(tmp_path / name, {"a/none.json": b"{}"})
 
     assert detect_format(path) is InputFormat.AGENTDOJO
 
@@ -98,11 +86,13 @@ def test_unreadable_path_is_not_detected(tmp_path: Path) -> None:
 # -- read_inputs --------------------------------------------------------------------------------------------
 
 
-def test_folder_mixing_both_formats(tmp_path: Path, write_jsonl: Writer, agentdojo_run: RunFactory) -> None:
+def test_folder_mixing_both_formats(
+    tmp_path: Path, write_jsonl: Writer, agentdojo_run: RunFactory, write_archive: Any
+) -> None:
     root = tmp_path / "inputs"
     write_jsonl(root / "native" / "trace.jsonl", [USER_LINE, CALL_LINE])
     _write_run(root / "gpt-4o" / "workspace" / "user_task_0" / "none" / "none.json", agentdojo_run())
-    _write_archive(
+    write_archive(
         root / "more.tar.gz",
         {"m/banking/user_task_1/none/none.json": json.dumps(agentdojo_run(suite_name="banking")).encode()},
     )
@@ -166,11 +156,13 @@ def test_missing_path_is_an_error_and_the_rest_is_read(tmp_path: Path, write_jso
     assert [r.session_id for r in records if isinstance(r, SessionEnd)] == ["j1"]
 
 
-def test_explicit_agentdojo_format_reads_archives_inside_a_folder(tmp_path: Path, agentdojo_run: RunFactory) -> None:
+def test_explicit_agentdojo_format_reads_archives_inside_a_folder(
+    tmp_path: Path, agentdojo_run: RunFactory, write_archive: Any
+) -> None:
     """``--input-format agentdojo`` on a folder reads what auto detection reads there, archives included."""
     root = tmp_path / "inputs"
     _write_run(root / "gpt-4o" / "workspace" / "user_task_0" / "none" / "none.json", agentdojo_run())
-    _write_archive(
+    write_archive(
         root / "sub" / "more.tar.gz",
         {"m/banking/user_task_1/none/none.json": json.dumps(agentdojo_run(suite_name="banking")).encode()},
     )
