@@ -23,12 +23,15 @@ from monitor.errors import InputError, RuleLoadError
 from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
 from monitor.ingest import InputFormat, RecordError, read_inputs
 from monitor.ingest.toolslist import ToolList, read_tool_list
+from monitor.lint import lint_paths, read_listings
 from monitor.models.events import build_event_schema
 from monitor.models.legs import Posture
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
+from monitor.report.clients import clients_to_json, render_clients
 from monitor.report.document import JsonDocumentWriter, JsonLinesWriter
 from monitor.report.evaluation import print_evaluation
+from monitor.report.lint import lint_to_json, lint_to_sarif, print_lint_table
 from monitor.report.table import TableWriter
 from monitor.session.monitor import SessionMonitor
 
@@ -328,3 +331,60 @@ def eval_agentdojo(
     for error in evaluation.errors[:_MAX_ERRORS_SHOWN]:
         click.echo(f"error: {error.source}: {error.message}", err=True)
     sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)
+
+
+@main.command()
+@click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "sarif"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the output to FILE instead of standard output.",
+)
+def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> None:
+    """Check the tool annotations of tools/list results, tool arrays, single tools, MCP JSON-RPC logs or
+    folders of them, as server authors need.
+
+    Exit codes: 0 no errors (warnings allowed); 1 errors; 2 an input could not be read.
+    """
+    report = lint_paths(tools)
+    if output_format == "table":
+        with _open_output(output, binary=False) as out:
+            print_lint_table(report, out, color=None if out is sys.stdout else False)
+    else:
+        document = lint_to_json(report) if output_format == "json" else lint_to_sarif(report)
+        with _open_output(output, binary=True) as out:
+            out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.exit(report.exit_code)
+
+
+@main.command()
+@click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+def clients(tools: tuple[Path, ...], output_format: str) -> None:
+    """What VS Code, Claude, ChatGPT, Codex CLI, Gemini CLI (plan mode) and Goose (smart approve) would do
+    before calling each tool, and what the monitor adds once a session is armed."""
+    listings, problems = read_listings(tools)
+    for problem in problems:
+        click.echo(f"error: {problem.file}: {problem.message}", err=True)
+    if output_format == "json":
+        click.echo(orjson.dumps(clients_to_json(listings), option=orjson.OPT_INDENT_2).decode())
+    else:
+        render_clients(listings, sys.stdout)
+    sys.exit(EXIT_INPUT if problems else EXIT_OK)

@@ -124,3 +124,25 @@ def test_suggest_needs_a_server_name(tmp_path: Path) -> None:
     tools.write_text('[{"name": "t"}]')
     result = run("rules", "suggest", tools)
     assert result.exit_code == 2 and "--server" in result.output
+
+
+def test_lint_command_formats_and_exit_codes(tmp_path: Path) -> None:
+    fetch = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
+    ok = run("lint", fetch)
+    assert ok.exit_code == 0 and "hint-ignored-when-read-only" in ok.output
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"tools": [{"name": "t", "annotations": {"readOnlyHint": "true"}}]}))
+    errors = run("lint", bad, "--format", "json")
+    assert errors.exit_code == 1
+    assert "hint-not-boolean" in errors.output
+    sarif = run("lint", bad, "--format", "sarif")
+    assert json.loads(sarif.output)["version"] == "2.1.0"
+    missing = run("lint", tmp_path / "nope.json")
+    assert missing.exit_code == 2
+
+
+def test_clients_command() -> None:
+    fetch = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
+    result = run("clients", fetch, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert "claude" in result.output.lower()

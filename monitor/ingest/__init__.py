@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from monitor.ingest.agentdojo import is_archive, read_agentdojo
+from monitor.ingest.claude_code import is_subagent_transcript, read_claude_code
+from monitor.ingest.claude_code import sniff as sniff_claude_code
 from monitor.ingest.jsonl import read_jsonl
+from monitor.ingest.mcp import read_mcp
+from monitor.ingest.mcp import sniff as sniff_mcp
+from monitor.ingest.otlp import read_otlp
+from monitor.ingest.otlp import sniff as sniff_otlp
 from monitor.ingest.records import Record, RecordError, RecordStream, SessionEnd
 
 __all__ = [
@@ -29,7 +36,35 @@ class InputFormat(StrEnum):
 
     AUTO = "auto"
     JSONL = "jsonl"
+    OTLP = "otlp"
+    MCP = "mcp"
+    CLAUDE_CODE = "claude-code"
     AGENTDOJO = "agentdojo"
+
+
+@dataclass(frozen=True)
+class _Reader:
+    sniff: Callable[[bytes], bool]
+    read: Callable[[Path, Path], RecordStream]
+
+
+def _sniff_jsonl(head: bytes) -> bool:
+    first_line = head.lstrip().split(b"\n", 1)[0]
+    return first_line.startswith(b"{") and b'"kind"' in first_line and b'"session_id"' in first_line
+
+
+def _sniff_agentdojo(head: bytes) -> bool:
+    return b'"messages"' in head and (b'"suite_name"' in head or b'"pipeline_name"' in head)
+
+
+# Tried in this order when the format is told from the content.
+_READERS: dict[InputFormat, _Reader] = {
+    InputFormat.JSONL: _Reader(_sniff_jsonl, lambda path, root: read_jsonl(path)),
+    InputFormat.OTLP: _Reader(sniff_otlp, lambda path, root: read_otlp(path)),
+    InputFormat.MCP: _Reader(sniff_mcp, lambda path, root: read_mcp(path, root)),
+    InputFormat.CLAUDE_CODE: _Reader(sniff_claude_code, lambda path, root: read_claude_code(path)),
+    InputFormat.AGENTDOJO: _Reader(_sniff_agentdojo, lambda path, root: read_agentdojo(path, root)),
+}
 
 
 def detect_format(path: Path) -> InputFormat | None:
@@ -41,12 +76,7 @@ def detect_format(path: Path) -> InputFormat | None:
             head = fh.read(_SNIFF_BYTES)
     except OSError:
         return None
-    first_line = head.lstrip().split(b"\n", 1)[0]
-    if first_line.startswith(b"{") and b'"kind"' in first_line and b'"session_id"' in first_line:
-        return InputFormat.JSONL
-    if b'"messages"' in head and (b'"suite_name"' in head or b'"pipeline_name"' in head):
-        return InputFormat.AGENTDOJO
-    return None
+    return next((fmt for fmt, reader in _READERS.items() if reader.sniff(head)), None)
 
 
 def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.AUTO) -> RecordStream:
@@ -65,17 +95,18 @@ def _read_folder(folder: Path, input_format: InputFormat) -> RecordStream:
         yield from read_agentdojo(folder)
         return
     for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        # A Claude Code sub-agent transcript is read with its parent session's file.
+        if is_subagent_transcript(file):
+            continue
         if file.name.endswith(_DATA_SUFFIXES) or is_archive(file):
             yield from _read_file(file, input_format, folder)
 
 
 def _read_file(path: Path, input_format: InputFormat, root: Path) -> RecordStream:
     fmt = input_format if input_format is not InputFormat.AUTO else detect_format(path)
-    if fmt is InputFormat.JSONL:
-        yield from read_jsonl(path)
-    elif fmt is InputFormat.AGENTDOJO:
-        yield from read_agentdojo(path, root)
-    else:
+    if fmt is None:
         yield RecordError(
-            source=str(path), message=("cannot tell the input format from the content; name it with --input-format")
+            source=str(path), message="cannot tell the input format from the content; name it with --input-format"
         )
+        return
+    yield from _READERS[fmt].read(path, root)
