@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 import click
 import orjson
@@ -37,6 +37,47 @@ from monitor.session.monitor import SessionMonitor
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 _MAX_ERRORS_SHOWN = 20
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _format_option(*choices: str) -> Callable[[F], F]:
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help="Output format.",
+    )
+
+
+_output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the output to FILE instead of standard output.",
+)
+_posture_option = click.option(
+    "--posture",
+    type=click.Choice([p.value for p in Posture]),
+    default="balanced",
+    show_default=True,
+    help="strict: tools nobody reviewed get all three legs; balanced: annotations and heuristics.",
+)
+_rules_option = click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A folder (or file) of reviewed override rules, added to the built-in packs. Repeatable.",
+)
+_builtin_rules_option = click.option(
+    "--builtin-rules/--no-builtin-rules",
+    default=True,
+    show_default=True,
+    help="Use the rule packs shipped with trifecta-monitor.",
+)
 
 
 class _Writer(Protocol):
@@ -61,41 +102,11 @@ def main() -> None:
     show_default=True,
     help="Input format; auto tells each file's format from its content.",
 )
-@click.option(
-    "--posture",
-    type=click.Choice([p.value for p in Posture]),
-    default="balanced",
-    show_default=True,
-    help="strict: tools nobody reviewed get all three legs; balanced: annotations and heuristics.",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json", "jsonl"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the output to FILE instead of standard output.",
-)
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="A folder (or file) of reviewed override rules, added to the built-in packs. Repeatable.",
-)
-@click.option(
-    "--builtin-rules/--no-builtin-rules",
-    default=True,
-    show_default=True,
-    help="Use the rule packs shipped with trifecta-monitor.",
-)
+@_posture_option
+@_format_option("table", "json", "jsonl")
+@_output_option
+@_rules_option
+@_builtin_rules_option
 @click.option(
     "--baseline",
     type=click.Choice([c.value for c in Client]),
@@ -299,16 +310,10 @@ def eval_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="injection-tasks.json with goal classes (default: the one beside RUNS).",
 )
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Extra rule folders. Repeatable.",
-)
-@click.option("--builtin-rules/--no-builtin-rules", default=True, show_default=True)
-@click.option("--posture", type=click.Choice([p.value for p in Posture]), default="balanced", show_default=True)
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_rules_option
+@_builtin_rules_option
+@_posture_option
+@_format_option("table", "json")
 def eval_agentdojo(
     runs: Path,
     labels: Path | None,
@@ -335,21 +340,8 @@ def eval_agentdojo(
 
 @main.command()
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json", "sarif"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the output to FILE instead of standard output.",
-)
+@_format_option("table", "json", "sarif")
+@_output_option
 def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> None:
     """Check the tool annotations of tools/list results, tool arrays, single tools, MCP JSON-RPC logs or
     folders of them, as server authors need.
@@ -369,14 +361,7 @@ def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> No
 
 @main.command()
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@_format_option("table", "json")
 def clients(tools: tuple[Path, ...], output_format: str) -> None:
     """What VS Code, Claude, ChatGPT, Codex CLI, Gemini CLI (plan mode) and Goose (smart approve) would do
     before calling each tool, and what the monitor adds once a session is armed."""
