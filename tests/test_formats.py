@@ -52,3 +52,13 @@ def test_every_format_gives_the_same_levels_and_decisions(name: str) -> None:
     got = outcome(path)
     for session in SESSIONS:
         assert got.get(session) == REFERENCE[session], (name, session)
+
+
+def test_a_folder_mixing_every_format_is_read_without_errors() -> None:
+    items = list(analyze_records(read_inputs([SAMPLES]), SessionMonitor()))
+    errors = [i for i in items if not isinstance(i, SessionReport)]
+    assert errors == []
+    formats = {detect_format(p) for p in SAMPLES.rglob("*.jsonl")}
+    assert formats == {InputFormat.JSONL, InputFormat.OTLP, InputFormat.MCP, InputFormat.CLAUDE_CODE}
+    # Six sessions in each of five sample sets, plus the Claude Code hook stream and built-in session.
+    assert len(items) == 6 * 5 + 2
