@@ -131,6 +131,11 @@ class SessionMonitor:
             self._alert_on_truncation(state)
             return state.to_report()
 
+    def live_state(self, session_id: str) -> SessionState | None:
+        """The session's state itself, not a copy (:meth:`session` copies every call): for integrations
+        that read it on a hot path, such as the span processor. Read it only; hold no reference."""
+        return self._sessions.get(session_id)
+
     def sessions(self) -> list[str]:
         """Ids of the sessions currently held."""
         with self._lock:
