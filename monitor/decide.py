@@ -74,6 +74,18 @@ _CLIENT_ACTIONS = {
 }
 
 
+def decide_on_monitor_error(call_id: str | None) -> Decision:
+    """The fail-safe answer when the monitor itself failed: ``confirm``, reason ``monitor-error``."""
+    return Decision(
+        call_id=call_id or "unknown",
+        action=Action.CONFIRM,
+        level=Level.CLEAN,
+        legs_before=frozenset(),
+        legs_call=frozenset(),
+        reasons=(Reason.MONITOR_ERROR,),
+    )
+
+
 def decide(policy: Policy, facts: CallFacts) -> Decision:
     """Decide one call. Pure: the same facts always give the same decision."""
     decision = decide_trifecta(policy, facts)

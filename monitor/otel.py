@@ -51,7 +51,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import NonRecordingSpan, SpanContext
 
 from monitor.classify.layers import OverrideSource
-from monitor.decide import Policy
+from monitor.decide import Policy, decide_on_monitor_error
 from monitor.ingest.names import split_mcp_name
 from monitor.ingest.spans import (
     GEN_AI_INPUT_MESSAGES,
@@ -77,7 +77,7 @@ from monitor.ingest.spans import (
     is_tool_span,
     read_session_key,
 )
-from monitor.models.decisions import Action, Alert, Decision, Level, Reason
+from monitor.models.decisions import Alert, Decision, Level
 from monitor.models.legs import LEG_ORDER, Leg, Posture
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
@@ -410,14 +410,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             return self._check(span_or_context, tool, arguments, server, call_id)
         except Exception:
             self._fail("check_tool_call")
-            return Decision(
-                call_id=call_id or "unknown",
-                action=Action.CONFIRM,
-                level=Level.CLEAN,
-                legs_before=frozenset(),
-                legs_call=frozenset(),
-                reasons=(Reason.MONITOR_ERROR,),
-            )
+            return decide_on_monitor_error(call_id)
         finally:
             local.busy = was_busy
 

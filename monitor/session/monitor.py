@@ -10,8 +10,8 @@ from typing import Any
 from monitor.classify.engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify.layers import OverrideSource, ToolContext
 from monitor.classify.loader import load_builtin_rules
-from monitor.decide import CallFacts, Policy, decide, level_of_legs
-from monitor.models.decisions import Action, AlertKind, Decision, Level, Reason
+from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error, level_of_legs
+from monitor.models.decisions import Action, AlertKind, Decision, Level
 from monitor.models.events import AssistantMessage, Event, ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.models.legs import ALL_LEGS, Leg, Posture, sort_legs
 from monitor.models.reports import SessionReport
@@ -102,14 +102,7 @@ class SessionMonitor:
                 return self._before_call(self._state(session_id), server, tool, arguments, call_id)
         except Exception:
             self._fail("before_call")
-            return Decision(
-                call_id=call_id or "unknown",
-                action=Action.CONFIRM,
-                level=Level.CLEAN,
-                legs_before=frozenset(),
-                legs_call=frozenset(),
-                reasons=(Reason.MONITOR_ERROR,),
-            )
+            return decide_on_monitor_error(call_id)
 
     def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> None:
         """Record the result of a call; its private data and untrusted content now enter the context."""
