@@ -4,7 +4,7 @@ import pkgutil
 
 import monitor
 
-PUBLIC_PACKAGES = ["monitor", "monitor.models", "monitor.classify", "monitor.ingest"]
+PUBLIC_PACKAGES = ["monitor", "monitor.models", "monitor.classify", "monitor.ingest", "monitor.otel"]
 
 
 def test_public_api_is_explicit_and_sorted() -> None:

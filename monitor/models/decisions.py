@@ -111,6 +111,7 @@ class AlertKind(StrEnum):
     INVALID_ANNOTATION = "invalid-annotation"
     DEFINITION_CHANGED = "definition-changed"
     EVIDENCE_TRUNCATED = "evidence-truncated"
+    MONITORING_GAP = "monitoring-gap"
 
 
 ALERT_SEVERITY: dict[AlertKind, Severity] = {
@@ -121,6 +122,7 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
     AlertKind.INVALID_ANNOTATION: Severity.WARNING,
     AlertKind.DEFINITION_CHANGED: Severity.HIGH,
     AlertKind.EVIDENCE_TRUNCATED: Severity.INFO,
+    AlertKind.MONITORING_GAP: Severity.HIGH,
 }
 
 

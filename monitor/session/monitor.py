@@ -88,6 +88,14 @@ class SessionMonitor:
         except Exception:
             self._fail("observe_assistant_message")
 
+    def report_gap(self, session_id: str, message: str) -> None:
+        """Record that part of the session was never seen (a ``monitoring-gap`` alert): its level may be low."""
+        try:
+            with self._lock:
+                self._state(session_id).raise_alert(AlertKind.MONITORING_GAP, None, message)
+        except Exception:
+            self._fail("report_gap")
+
     def before_call(
         self,
         session_id: str,

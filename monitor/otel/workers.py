@@ -1,0 +1,213 @@
+"""Where the span processor's engine runs: on a thread of this process, or in a process of its own.
+
+Both take batches of records (each batch one JSON array of records, see :mod:`monitor.otel.records`) in
+order and hand every message the engine sends back to ``on_output``, in order. :class:`ProcessWorker` runs
+``python -m monitor.otel.child`` with pipes to and from it, so that the engine's work does not compete with
+the application's threads for this interpreter's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import IO, Any, Protocol
+
+import orjson
+
+from monitor.otel.engine import SpanEngine
+from monitor.session.monitor import SessionMonitor
+
+__all__: list[str] = []
+
+logger = logging.getLogger("monitor.otel")
+
+Output = Callable[[list[Any]], None]
+
+_PIPE_SIZE = 1 << 20  # bytes; Linux raises a pipe's buffer to this when allowed
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+
+class Worker(Protocol):
+    """Runs the engine on batches of records."""
+
+    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
+        """Hand over a batch of ``count`` records; False when it was refused (the engine is too far behind,
+        and ``force`` is not set)."""
+        ...
+
+    def flush(self) -> bool:
+        """Hand over what waits, without blocking; True when nothing is left."""
+        ...
+
+    def close(self, timeout: float) -> None:
+        """Stop the engine, waiting at most ``timeout`` seconds."""
+        ...
+
+    @property
+    def alive(self) -> bool:
+        """False once the engine stopped for good."""
+        ...
+
+
+class ThreadWorker:
+    """The engine on the calling thread (the processor's delivery thread): no process, no copies."""
+
+    def __init__(self, monitor: SessionMonitor, on_output: Output, engine_options: dict[str, Any]) -> None:
+        self.engine = SpanEngine(monitor, on_output, **engine_options)
+
+    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
+        """Handle each record now."""
+        handle = self.engine.handle
+        for record in orjson.loads(batch):
+            handle(record)
+        self.engine.end_batch()
+        return True
+
+    def flush(self) -> bool:
+        """Nothing waits."""
+        return True
+
+    def close(self, timeout: float) -> None:
+        """Nothing runs in the background."""
+
+    @property
+    def alive(self) -> bool:
+        """Always."""
+        return True
+
+
+class ProcessWorker:
+    """The engine in a child process (``python -m monitor.otel.child``), fed through its standard input.
+
+    ``config`` holds the :class:`SessionMonitor` keyword arguments and the engine's options (pickled once,
+    at start). Batches are written without blocking, as far as the pipe takes them; the rest waits in
+    memory, at most ``max_bytes`` of it, for the next :meth:`flush`. A reader thread passes each message the
+    child writes to ``on_output`` and calls ``on_exit`` when the child's output ends while the worker was
+    not closing.
+    """
+
+    def __init__(
+        self,
+        config: bytes,
+        on_output: Output,
+        on_exit: Callable[[ProcessWorker], None],
+        on_thread: Callable[[], None],
+        max_bytes: int,
+    ) -> None:
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self._on_thread = on_thread
+        self._max_bytes = max_bytes
+        self._closing = False
+        self._waiting: deque[memoryview] = deque()
+        self._waiting_bytes = 0
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "monitor.otel.child"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            close_fds=True,
+        )
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        self._stdin: IO[bytes] = stdin
+        self._stdout: IO[bytes] = stdout
+        self._fd = stdin.fileno()
+        for stream in (stdin, stdout):
+            with contextlib.suppress(OSError):  # not Linux, or above the system's limit: keep the default
+                fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
+        os.set_blocking(self._fd, False)
+        self._queue(len(config).to_bytes(8, "big") + config)
+        self._reader = threading.Thread(target=self._read, name="trifecta-monitor-reader", daemon=True)
+        self._reader.start()
+        self.flush()
+
+    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
+        """Write the batch as far as the pipe takes it; False (nothing kept) if ``max_bytes`` already wait,
+        unless ``force`` (for requests, which are small and must not be lost)."""
+        if not force and self._waiting and self._waiting_bytes + len(batch) > self._max_bytes:
+            self.flush()
+            return False
+        self._queue(batch + b"\n")
+        self.flush()
+        return True
+
+    def flush(self) -> bool:
+        """Write what waits, without blocking; True when nothing is left (raises OSError once the child is gone)."""
+        waiting = self._waiting
+        while waiting:
+            chunk = waiting[0]
+            try:
+                written = os.write(self._fd, chunk)
+            except BlockingIOError:
+                return False
+            self._waiting_bytes -= written
+            if written < len(chunk):
+                waiting[0] = chunk[written:]
+                return False
+            waiting.popleft()
+        return True
+
+    def close(self, timeout: float) -> None:
+        """Write what waits (blocking, at most ``timeout``), close the child's input, wait for it to finish."""
+        self._closing = True
+        deadline = time.monotonic() + timeout
+        try:
+            while not self.flush() and time.monotonic() < deadline:
+                time.sleep(0.005)
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            self._stdin.close()
+        try:
+            self.process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._reader.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        """True while the child runs."""
+        return self.process.poll() is None
+
+    @property
+    def backlog(self) -> bool:
+        """True while written batches wait for room in the pipe."""
+        return bool(self._waiting)
+
+    def _queue(self, data: bytes) -> None:
+        self._waiting.append(memoryview(data))
+        self._waiting_bytes += len(data)
+
+    def _read(self) -> None:
+        self._on_thread()
+        try:
+            for line in self._stdout:
+                try:
+                    message = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    logger.warning("trifecta-monitor: unreadable line from the engine process: %.200r", line)
+                    continue
+                self._on_output(message)
+        except (OSError, ValueError):
+            pass
+        finally:
+            if not self._closing:
+                self._on_exit(self)
+
+
+def make_process_config(monitor_options: dict[str, Any], engine_options: dict[str, Any]) -> bytes:
+    """The configuration the child reads first (raises ValueError when the rules cannot be sent)."""
+    try:
+        return pickle.dumps({"monitor": monitor_options, "engine": engine_options})
+    except Exception as error:
+        raise ValueError(f"the rules cannot be sent to the engine process ({error}); use worker='thread'") from error
