@@ -1,7 +1,6 @@
 """The engine process of the span processor: ``python -m monitor.otel.child``, started by the processor.
 
-Reads its configuration (an 8-byte length, then a pickle), then one batch of records per line (a JSON array of
-records) on standard input; writes
+Reads its configuration (an 8-byte length, then a pickle), then one record per line on standard input; writes
 the engine's messages, one per line, on standard output; ends when its input ends. Log records of WARNING and
 above are sent to the processor, which logs them in the application's process.
 """
@@ -70,12 +69,11 @@ def run_child() -> int:
             if not line:
                 continue
             try:
-                batch = orjson.loads(line)
+                record = orjson.loads(line)
             except orjson.JSONDecodeError:
-                out.append([rec.OUT_ERROR, "record", 1, f"unreadable batch: {line[:200]!r}"])
+                out.append([rec.OUT_ERROR, "record", 1, f"unreadable record: {line[:200]!r}"])
                 continue
-            for record in batch:
-                engine.handle(record)
+            engine.handle(record)
         engine.end_batch()
         if out:
             try:

@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import weakref
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from threading import get_ident
@@ -151,9 +151,9 @@ class TrifectaSpanProcessor(SpanProcessor):
     record per alert (event name ``trifecta.alert``); ``meter_provider`` gets the counters. Both are called
     on the processor's own thread, never on the application's. ``max_spans``/``span_ttl`` bound the span
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
-    ``max_queue`` the spans waiting to be written for the engine and ``max_queue_bytes`` what is written
-    and waits for the engine process (beyond either, spans are dropped, counted, and their session gets a
-    ``monitoring-gap`` alert). ``check_timeout`` is how long :meth:`check_tool_call` waits.
+    ``max_queue_bytes`` the spans written and waiting to be handed to the engine, and again those handed to
+    the engine process and waiting for it to read them (beyond either, spans are dropped, counted, and their
+    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long :meth:`check_tool_call` waits.
     """
 
     def __init__(
@@ -171,14 +171,13 @@ class TrifectaSpanProcessor(SpanProcessor):
         span_ttl: float = 3600.0,
         max_sessions: int = 10_000,
         session_ttl: float = 3600.0,
-        max_queue: int = 100_000,
-        max_queue_bytes: int = 256 * 1024 * 1024,
+        max_queue_bytes: int = 128 * 1024 * 1024,
         check_timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if monitor is not None and (rules is not None or posture is not None or policy is not None):
             raise ValueError("give either a monitor or rules/posture/policy for a new one, not both")
-        bounds = (max_spans, max_sessions, max_queue, max_queue_bytes)
+        bounds = (max_spans, max_sessions, max_queue_bytes)
         if min(bounds) < 1 or min(span_ttl, session_ttl, check_timeout) <= 0:
             raise ValueError("the bounds, time-to-lives and timeout must be positive")
         kind = WorkerKind(worker) if worker is not None else None
@@ -210,9 +209,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         self.span_ttl = span_ttl
         self.max_sessions = max_sessions
         self.session_ttl = session_ttl
-        self.max_queue = max_queue
         self.max_queue_bytes = max_queue_bytes
-        self._max_pending = max_queue
         self.check_timeout = check_timeout
         self._clock = clock
         self._logger: Logger | None = logger_provider.get_logger(_SCOPE) if logger_provider is not None else None
@@ -248,7 +245,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._rotate_at = self._clock() + self.span_ttl / 2
         self._half_spans = max(1, self.max_spans // 2)
         self._stamps: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._queue: deque[bytes] = deque()
+        self._buffer = bytearray()  # records written for the engine, one JSON array per line
         self._gaps_lock = threading.Lock()
         self._gaps: dict[str, int] = {}
         self._replies: dict[int, _Reply] = {}
@@ -398,13 +395,13 @@ class TrifectaSpanProcessor(SpanProcessor):
                 span._status._status_code._value_ if sdk else span.status.status_code.value,
                 attributes,
             )
-            queue = self._queue
-            if len(queue) >= self._max_pending:
+            buffer = self._buffer
+            if len(buffer) >= self.max_queue_bytes:
                 self._drop(session)
                 return
-            # Written now: the span's attributes are then freed with the span, as without the processor (kept
-            # until the delivery thread comes, they cost the application more than writing them here).
-            queue.append(_dump(record))
+            # Written now, as one line appended in one step (atomic, so threads never interleave): the span's
+            # attributes are then freed with the span, as without the processor.
+            buffer.extend(_dump(record))
             if self._idle:
                 self._idle = False
                 self._wake.set()
@@ -416,7 +413,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed:
             return
         try:
-            if self._worker is not None or self._queue:
+            if self._worker is not None or self._buffer:
                 self._ask(rec.ASK_CLOSE, None, 30.0)
         except Exception:
             self._fail("shutdown")
@@ -558,11 +555,11 @@ class TrifectaSpanProcessor(SpanProcessor):
     # -- the queue ----------------------------------------------------------------------------------
 
     def _enqueue(self, record: tuple[Any, ...], session: str, bounded: bool = True) -> None:
-        queue = self._queue
-        if bounded and len(queue) >= self._max_pending:
+        buffer = self._buffer
+        if bounded and len(buffer) >= self.max_queue_bytes:
             self._drop(session)
             return
-        queue.append(_dump(record))
+        buffer.extend(_dump(record))
         if self._idle or not bounded:
             self._idle = False
             self._wake.set()
@@ -588,17 +585,18 @@ class TrifectaSpanProcessor(SpanProcessor):
         while True:
             self._wake.wait(_IDLE_WAIT if self._idle else _BUSY_WAIT)
             self._wake.clear()
-            batch: list[bytes] = []
-            queue = self._queue
-            while queue:
-                batch.append(queue.popleft())
+            # Whole lines only: every append is one whole line, so any length read is at a line's end.
+            buffer = self._buffer
+            taken = len(buffer)
+            batch = buffer[:taken]
+            del buffer[:taken]
             with self._gaps_lock:
                 gaps, self._gaps = self._gaps, {}
             now = self._clock()
             if now >= self._rotate_at:
                 self._rotate_links()
             for session, count in gaps.items():
-                batch.append(_dump((rec.GAP, now, session, count)))
+                batch += _dump((rec.GAP, now, session, count))
             worker = self._worker
             if batch:
                 empty = 0
@@ -616,25 +614,25 @@ class TrifectaSpanProcessor(SpanProcessor):
                 if empty >= _IDLE_AFTER:
                     self._idle = True
 
-    def _deliver(self, batch: list[bytes]) -> None:
-        """Hand a batch of written records to the engine, as one JSON array."""
+    def _deliver(self, batch: bytearray) -> None:
+        """Hand a batch of written records (one per line) to the engine."""
         worker = self._worker or self._start_worker()
         if worker is None:
             self._fail_requests(batch)
             return
-        if not worker.deliver(b"[" + b",".join(batch) + b"]", len(batch)):
+        if not worker.deliver(batch):
             # The engine is that far behind: its spans are dropped (their sessions told), requests still go.
-            kept = []
-            for data in batch:
-                record = orjson.loads(data)
+            kept = bytearray()
+            for line in batch.splitlines(keepends=True):
+                record = orjson.loads(line)
                 if record[0] == rec.END:
                     self._drop(record[rec.E_SESSION])
                 elif record[0] == rec.START:
                     self._drop(record[rec.S_SESSION])
                 else:
-                    kept.append(data)
+                    kept += line
             if kept:
-                worker.deliver(b"[" + b",".join(kept) + b"]", len(kept), force=True)
+                worker.deliver(kept, force=True)
 
     def _flush_worker(self, worker: Worker) -> bool:
         try:
@@ -688,12 +686,12 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._stamps.clear()
         self._wake.set()
 
-    def _fail_requests(self, batch: list[bytes]) -> None:
+    def _fail_requests(self, batch: bytearray) -> None:
         """Requests in a batch that could not be delivered are answered as failed at once."""
-        for data in batch:
-            if not data.startswith((b'["k",', b'["q",')):
+        for line in batch.splitlines():
+            if not line.startswith((b'["k",', b'["q",')):
                 continue
-            record = orjson.loads(data)
+            record = orjson.loads(line)
             reply = self._replies.pop(record[rec.K_REQUEST if record[0] == rec.CHECK else rec.Q_REQUEST], None)
             if reply is not None:
                 reply.failed = True
@@ -896,12 +894,9 @@ def _stamp(span: Span, session: str, level: str, legs: tuple[str, ...]) -> None:
 
 def _dump(record: tuple[Any, ...]) -> bytes:
     try:
-        data = orjson.dumps(record, default=str)
+        return orjson.dumps(record, default=str, option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # an integer beyond 64 bits in an attribute: written as text
-        data = orjson.dumps(_plain(record), default=str)
-    # A copy: orjson's own buffer, when kept (as the queue keeps it), costs a fresh allocation several times
-    # dearer than the copy; freed at once, it is reused by the next call.
-    return memoryview(data).tobytes()
+        return orjson.dumps(_plain(record), default=str, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _plain(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Where the span processor's engine runs: on a thread of this process, or in a process of its own.
 
-Both take batches of records (each batch one JSON array of records, see :mod:`monitor.otel.records`) in
-order and hand every message the engine sends back to ``on_output``, in order. :class:`ProcessWorker` runs
+Both take batches of records (one record, a JSON array, per line; see :mod:`monitor.otel.records`) in order
+and hand every message the engine sends back to ``on_output``, in order. :class:`ProcessWorker` runs
 ``python -m monitor.otel.child`` with pipes to and from it, so that the engine's work does not compete with
 the application's threads for this interpreter's lock.
 """
@@ -39,9 +39,9 @@ _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 class Worker(Protocol):
     """Runs the engine on batches of records."""
 
-    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
-        """Hand over a batch of ``count`` records; False when it was refused (the engine is too far behind,
-        and ``force`` is not set)."""
+    def deliver(self, batch: bytearray, force: bool = False) -> bool:
+        """Hand over a batch of records; False when it was refused (the engine is too far behind, and
+        ``force`` is not set)."""
         ...
 
     def flush(self) -> bool:
@@ -64,11 +64,11 @@ class ThreadWorker:
     def __init__(self, monitor: SessionMonitor, on_output: Output, engine_options: dict[str, Any]) -> None:
         self.engine = SpanEngine(monitor, on_output, **engine_options)
 
-    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
+    def deliver(self, batch: bytearray, force: bool = False) -> bool:
         """Handle each record now."""
         handle = self.engine.handle
-        for record in orjson.loads(batch):
-            handle(record)
+        for line in batch.splitlines():
+            handle(orjson.loads(line))
         self.engine.end_batch()
         return True
 
@@ -130,13 +130,13 @@ class ProcessWorker:
         self._reader.start()
         self.flush()
 
-    def deliver(self, batch: bytes, count: int, force: bool = False) -> bool:
+    def deliver(self, batch: bytearray, force: bool = False) -> bool:
         """Write the batch as far as the pipe takes it; False (nothing kept) if ``max_bytes`` already wait,
         unless ``force`` (for requests, which are small and must not be lost)."""
         if not force and self._waiting and self._waiting_bytes + len(batch) > self._max_bytes:
             self.flush()
             return False
-        self._queue(batch + b"\n")
+        self._queue(bytes(batch))
         self.flush()
         return True
 

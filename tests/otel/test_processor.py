@@ -668,7 +668,7 @@ def test_failures_never_reach_the_application(
     if where == "on_start":  # the session lookup of every span, as it starts
         monkeypatch.setattr(processor_module, "_SESSION_KEYSET", Exploding())
     elif where == "on_end":  # the queue bound, checked as each span ends
-        monkeypatch.setattr(pipe.processor, "_max_pending", Exploding())
+        monkeypatch.setattr(pipe.processor, "max_queue_bytes", Exploding())
     elif where == "engine":  # the engine itself, on each span it reads
         monkeypatch.setattr(engine_module, "extract_span_facts", boom)
     elif where == "monitor":  # the monitor inside the engine (it answers confirm and counts)
