@@ -399,8 +399,10 @@ class SpanEngine:
                     trace_lo,
                     int(trigger.span_hex, 16) if trigger.span_hex else 0,
                     attributes,
-                    alert.model_dump(mode="json"),
-                    decision.model_dump(mode="json") if decision is not None else None,
+                    alert.message,
+                    # As JSON text: read only when the processor has an on_alert callback.
+                    alert.model_dump_json(),
+                    decision.model_dump_json() if decision is not None else None,
                 ]
             )
 

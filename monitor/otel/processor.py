@@ -117,6 +117,8 @@ _SESSION_KEYSET = frozenset(SESSION_KEYS)
 _CLEAN: tuple[str, tuple[str, ...]] = (Level.CLEAN.value, ())
 _STAMPS = 3  # attributes stamped on a span when it starts
 _LOW_64 = (1 << 64) - 1
+_dumps = orjson.dumps
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _BUSY_WAIT = 0.05  # seconds between deliveries while spans flow (each wakes a thread that needs the GIL)
 _IDLE_WAIT = 0.25  # seconds between looks when nothing flowed for a while
 _IDLE_AFTER = 50  # empty looks before the delivery thread slows down
@@ -283,12 +285,15 @@ class TrifectaSpanProcessor(SpanProcessor):
                 parent_link = links.get(parent_id) or self._find_old_link(parent_id)
             else:
                 parent_link = None
-            relevant = not _KEYS.isdisjoint(attributes)
+            if attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL:  # the common case first
+                relevant = is_tool = True
+            else:
+                relevant = not _KEYS.isdisjoint(attributes)
+                is_tool = relevant and is_tool_span(attributes)
             if relevant:
-                is_tool = attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL or is_tool_span(attributes)
                 session = None if _SESSION_KEYSET.isdisjoint(attributes) else read_session_key(attributes)
             else:
-                is_tool, session = False, None
+                session = None
             explicit = session is not None
             if session is None:
                 if parent_link is not None and parent_link[1]:
@@ -357,14 +362,10 @@ class TrifectaSpanProcessor(SpanProcessor):
                 context = span.get_span_context()
             if context is None:
                 return
-            if _KEYS.isdisjoint(attributes):
-                return  # not agent work
-            if not (
-                attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL
-                or is_tool_span(attributes)
-                or _has_any(attributes, _CHAT_KEYS)
+            if attributes.get(GEN_AI_OPERATION_NAME) != EXECUTE_TOOL and (
+                _KEYS.isdisjoint(attributes) or not (is_tool_span(attributes) or _has_any(attributes, _CHAT_KEYS))
             ):
-                return
+                return  # not a tool or chat span
             span_id = context.span_id
             links = self._links
             parent = span._parent if sdk else span.parent
@@ -401,7 +402,10 @@ class TrifectaSpanProcessor(SpanProcessor):
                 return
             # Written now, as one line appended in one step (atomic, so threads never interleave): the span's
             # attributes are then freed with the span, as without the processor.
-            buffer.extend(_dump(record))
+            try:
+                buffer.extend(_dumps(record, default=str, option=_NEWLINE))
+            except TypeError:
+                buffer.extend(_dump(record))
             if self._idle:
                 self._idle = False
                 self._wake.set()
@@ -813,7 +817,7 @@ class TrifectaSpanProcessor(SpanProcessor):
 
     def _emit(self, message: list[Any]) -> None:
         """One log record, one counter increment and one callback per alert; each guarded on its own."""
-        _, trace_hi, trace_lo, span_id, attributes, alert_json, decision_json = message
+        _, trace_hi, trace_lo, span_id, attributes, body, alert_json, decision_json = message
         trace_id = (trace_hi << 64) | trace_lo
         severity = Severity(attributes[ATTR_ALERT_SEVERITY])
         if self._logger is not None:
@@ -824,7 +828,7 @@ class TrifectaSpanProcessor(SpanProcessor):
                     context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
                     severity_number=_SEVERITY_NUMBER[severity],
                     severity_text=severity.value.upper(),
-                    body=alert_json["message"],
+                    body=body,
                     attributes=attributes,
                     event_name=ALERT_EVENT_NAME,
                 )
@@ -841,13 +845,13 @@ class TrifectaSpanProcessor(SpanProcessor):
             try:
                 self.on_alert(
                     TrifectaAlert(
-                        alert=Alert.model_validate(alert_json),
+                        alert=Alert.model_validate_json(alert_json),
                         session_id=attributes[ATTR_SESSION_ID],
                         level=Level(attributes[ATTR_LEVEL]),
                         legs=tuple(Leg(leg) for leg in attributes[ATTR_LEGS]),
                         server=attributes.get(ATTR_SERVER),
                         tool=attributes.get(ATTR_TOOL),
-                        decision=Decision.model_validate(decision_json) if decision_json is not None else None,
+                        decision=Decision.model_validate_json(decision_json) if decision_json is not None else None,
                         trace_id=format(trace_id, "032x"),
                         span_id=format(span_id, "016x"),
                     )

@@ -72,8 +72,9 @@ ASK_CLOSE = "close"
 OUT_STAMP = "t"
 """``[t, session, level, legs]``: what new spans of the session are stamped with."""
 OUT_ALERT = "a"
-"""``[a, trace_hi, trace_lo, span, log attributes, alert, decision]``: the log record's attributes are
-prepared by the engine, so that emitting it costs the application's process little."""
+"""``[a, trace_hi, trace_lo, span, log attributes, message, alert JSON, decision JSON or null]``: the log
+record is prepared by the engine, and the alert and decision are JSON text, read only for ``on_alert``, so
+that emitting it costs the application's process little."""
 OUT_DECISIONS = "d"
 """``[d, {action: count}]``: calls decided since the last such message."""
 OUT_REPLY = "r"
