@@ -232,7 +232,6 @@ class TrifectaSpanProcessor(SpanProcessor):
                 METRIC_DROPPED, unit="{span}", description="Spans the trifecta monitor could not analyse"
             )
         self._errors: Counter[str] = Counter()
-        self._errors_lock = threading.Lock()
         self._dropped = 0
         self._restarts = 0
         self._requests = itertools.count(1)
@@ -242,12 +241,13 @@ class TrifectaSpanProcessor(SpanProcessor):
     def _reset(self) -> None:
         """Fresh application-side state and delivery thread (at start, and in a forked child)."""
         self._closed = False
+        self._errors_lock = threading.Lock()  # (new in a forked child: another thread may have held the old)
         self._links: dict[int, _Link] = {}  # two generations: links used lately, and the ones before
         self._old_links: dict[int, _Link] = {}
         self._rotate_at = self._clock() + self.span_ttl / 2
         self._half_spans = max(1, self.max_spans // 2)
         self._stamps: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._buffer = bytearray()  # records written for the engine, one JSON array per line
+        self._buffer = bytearray()  # records written for the engine, one per line
         self._gaps_lock = threading.Lock()
         self._gaps: dict[str, int] = {}
         self._replies: dict[int, _Reply] = {}
@@ -955,6 +955,9 @@ def _track_forks(processor: TrifectaSpanProcessor) -> None:
 def _after_fork_in_child() -> None:
     for processor in list(_PROCESSORS):
         if not processor._closed:
+            worker = processor._worker
+            if isinstance(worker, ProcessWorker):
+                worker.abandon()  # the parent's engine: let go of our copies of its pipes
             processor._reset()
 
 

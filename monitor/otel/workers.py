@@ -32,6 +32,7 @@ logger = logging.getLogger("monitor.otel")
 
 Output = Callable[[list[Any]], None]
 
+_ABANDONED: list[ProcessWorker] = []  # workers of the parent, in a forked child: never to be closed
 _PIPE_SIZE = 1 << 20  # bytes; Linux raises a pipe's buffer to this when allowed
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
@@ -173,6 +174,19 @@ class ProcessWorker:
             self.process.kill()
             self.process.wait()
         self._reader.join(timeout)
+
+    def abandon(self) -> None:
+        """In a forked copy of the application: close this copy's ends of the pipes, leave the child alone.
+
+        The file objects may be locked by the parent's reader thread, which did not survive the fork: their
+        descriptors are closed directly, and the objects kept for good, so that they never close a number
+        reused since.
+        """
+        self._closing = True
+        for stream in (self._stdin, self._stdout):
+            with contextlib.suppress(OSError, ValueError):
+                os.close(stream.fileno())
+        _ABANDONED.append(self)
 
     @property
     def alive(self) -> bool:

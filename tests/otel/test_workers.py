@@ -265,3 +265,29 @@ def test_configuration_errors_are_raised_when_the_processor_is_made() -> None:
     emit_call(provider.get_tracer("t"), "s", 1)
     assert exporter.get_finished_spans()[0].attributes[ATTR_SESSION_ID] == "s"  # type: ignore[index]
     assert processor.force_flush() and processor.errors == {}
+
+
+def test_a_forked_application_gets_its_own_engine() -> None:
+    processor = TrifectaSpanProcessor()
+    provider, _ = make_provider(processor)
+    tracer = provider.get_tracer("t")
+    emit_call(tracer, "parent", 1)
+    assert processor.force_flush()
+    parent_engine = read_engine_pid(processor)
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh processor state, its own engine, the parent's sessions not shared
+        code = 1
+        try:
+            emit_call(tracer, "child", 1)
+            report = processor.session("child")
+            ok = report is not None and len(report.calls) == 1 and processor.list_sessions() == ["child"]
+            code = 0 if ok and read_engine_pid(processor) != parent_engine else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    emit_call(tracer, "parent", 2)  # the parent's engine is unaffected
+    report = processor.session("parent")
+    assert report is not None and len(report.calls) == 2
+    assert read_engine_pid(processor) == parent_engine and processor.errors == {}
+    processor.shutdown()
