@@ -620,23 +620,29 @@ class TrifectaSpanProcessor(SpanProcessor):
 
     def _deliver(self, batch: bytearray) -> None:
         """Hand a batch of written records (one per line) to the engine."""
-        worker = self._worker or self._start_worker()
+        # A process that cannot be started falls back to a thread: the second attempt makes that.
+        worker = self._worker or self._start_worker() or self._start_worker()
         if worker is None:
-            self._fail_requests(batch)
+            self._drop_batch(batch)
             return
         if not worker.deliver(batch):
             # The engine is that far behind: its spans are dropped (their sessions told), requests still go.
-            kept = bytearray()
-            for line in batch.splitlines(keepends=True):
-                record = orjson.loads(line)
-                if record[0] == rec.END:
-                    self._drop(record[rec.E_SESSION])
-                elif record[0] == rec.START:
-                    self._drop(record[rec.S_SESSION])
-                else:
-                    kept += line
+            kept = self._drop_batch(batch)
             if kept:
                 worker.deliver(kept, force=True)
+
+    def _drop_batch(self, batch: bytearray) -> bytearray:
+        """Drop the spans of a batch, counted and told to their sessions; return the rest (requests, gaps)."""
+        kept = bytearray()
+        for line in batch.splitlines(keepends=True):
+            record = orjson.loads(line)
+            if record[0] == rec.END:
+                self._drop(record[rec.E_SESSION])
+            elif record[0] == rec.START:
+                self._drop(record[rec.S_SESSION])
+            else:
+                kept += line
+        return kept
 
     def _flush_worker(self, worker: Worker) -> bool:
         try:

@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from monitor.classify.layers import OverrideMatch, ToolContext
 from monitor.models.decisions import Action
 from monitor.otel import ATTR_ALERT_KIND, ATTR_SESSION_ID, TrifectaAlert, TrifectaSpanProcessor, WorkerKind
+from monitor.otel import processor as processor_module
 from monitor.otel.workers import ProcessWorker
 from monitor.session.monitor import SessionMonitor
 
@@ -291,3 +292,22 @@ def test_a_forked_application_gets_its_own_engine() -> None:
     assert report is not None and len(report.calls) == 2
     assert read_engine_pid(processor) == parent_engine and processor.errors == {}
     processor.shutdown()
+
+
+def test_without_an_engine_process_the_engine_runs_on_a_thread(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError("no interpreter to start here")
+
+    monkeypatch.setattr(processor_module, "ProcessWorker", refuse)
+    caplog.set_level(logging.ERROR, logger="monitor.otel")
+    processor = TrifectaSpanProcessor()
+    provider, _ = make_provider(processor)
+    emit_call(provider.get_tracer("t"), "s", 1)
+    assert processor.force_flush()
+    report = processor.session("s")
+    assert report is not None and len(report.calls) == 1  # nothing lost on the way
+    assert processor.worker_kind is WorkerKind.THREAD and processor.monitor is not None
+    assert processor.errors == {"start_worker": 1} and processor.dropped == 0
+    assert sum("start_worker" in r.getMessage() for r in caplog.records) == 1
