@@ -3,6 +3,9 @@
 Reads its configuration (an 8-byte length, then a pickle), then one record per line on standard input; writes
 the engine's messages, one per line, on standard output; ends when its input ends. Log records of WARNING and
 above are sent to the processor, which logs them in the application's process.
+
+A thread reads standard input as soon as records arrive and keeps them here, up to ``max_bytes`` of them, while
+the engine works through them: records waiting for the engine wait in this process, not in the application's.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ import logging
 import os
 import pickle
 import sys
+import threading
 import traceback
+from collections import deque
 from typing import Any
 
 import orjson
@@ -43,6 +48,56 @@ class _ForwardHandler(logging.Handler):
             pass
 
 
+class _Inbox:
+    """What the processor wrote, read off the pipe as soon as it arrives (so that the application's process
+    does not hold it), at most ``max_bytes`` of it; beyond that, reading pauses and the pipe fills."""
+
+    def __init__(self, fd: int, max_bytes: int) -> None:
+        self.fd = fd
+        self.max_bytes = max_bytes
+        self.chunks: deque[bytes] = deque()
+        self.size = 0
+        self.ended = False
+        self.ready = threading.Condition()
+        threading.Thread(target=self._read, name="trifecta-monitor-inbox", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            with self.ready:
+                while self.size >= self.max_bytes:
+                    self.ready.wait()
+            try:
+                chunk = os.read(self.fd, _CHUNK)
+            except OSError:
+                chunk = b""
+            with self.ready:
+                if not chunk:
+                    self.ended = True
+                else:
+                    self.chunks.append(chunk)
+                    self.size += len(chunk)
+                self.ready.notify_all()
+            if not chunk:
+                return
+
+    def take(self) -> bytes | None:
+        """The oldest data read, about one chunk of it (waiting for some); None once the input ended and
+        all was taken."""
+        with self.ready:
+            while not self.chunks and not self.ended:
+                self.ready.wait()
+            if not self.chunks:
+                return None
+            taken = [self.chunks.popleft()]
+            size = len(taken[0])
+            while self.chunks and size < _CHUNK:
+                taken.append(self.chunks.popleft())
+                size += len(taken[-1])
+            self.size -= size
+            self.ready.notify_all()
+            return taken[0] if len(taken) == 1 else b"".join(taken)
+
+
 def run_child() -> int:
     """Run the engine on standard input until it ends."""
     fd = sys.stdin.fileno()
@@ -62,6 +117,7 @@ def run_child() -> int:
     root.handlers[:] = [_ForwardHandler(out)]
     root.setLevel(logging.WARNING)
     engine = SpanEngine(SessionMonitor(**config["monitor"]), out.append, **config["engine"])
+    inbox = _Inbox(fd, config["max_bytes"])
     while True:
         lines = rest.split(b"\n")
         rest = lines.pop()
@@ -82,10 +138,10 @@ def run_child() -> int:
             except BrokenPipeError:
                 return 0  # the processor is gone
             out.clear()
-        chunk = os.read(fd, _CHUNK)
-        if not chunk:
+        taken = inbox.take()
+        if taken is None:
             break
-        rest += chunk
+        rest += taken
     return 0
 
 

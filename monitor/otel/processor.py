@@ -153,9 +153,10 @@ class TrifectaSpanProcessor(SpanProcessor):
     record per alert (event name ``trifecta.alert``); ``meter_provider`` gets the counters. Both are called
     on the processor's own thread, never on the application's. ``max_spans``/``span_ttl`` bound the span
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
-    ``max_queue_bytes`` the spans written and waiting to be handed to the engine, and again those handed to
-    the engine process and waiting for it to read them (beyond either, spans are dropped, counted, and their
-    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long :meth:`check_tool_call` waits.
+    ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
+    engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
+    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long
+    :meth:`check_tool_call` waits.
     """
 
     def __init__(
@@ -201,7 +202,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         }
         self._process_config = b""
         if kind is WorkerKind.PROCESS:
-            self._process_config = make_process_config(self._monitor_options, self._engine_options)
+            self._process_config = make_process_config(self._monitor_options, self._engine_options, max_queue_bytes)
         if monitor is None and kind is WorkerKind.THREAD:
             monitor = SessionMonitor(**self._monitor_options)
         self.monitor: SessionMonitor | None = monitor

@@ -137,7 +137,7 @@ class ProcessWorker:
         if not force and self._waiting and self._waiting_bytes + len(batch) > self._max_bytes:
             self.flush()
             return False
-        self._queue(bytes(batch))
+        self._queue(batch)  # the caller's own copy: written from as it is
         self.flush()
         return True
 
@@ -198,20 +198,30 @@ class ProcessWorker:
         """True while written batches wait for room in the pipe."""
         return bool(self._waiting)
 
-    def _queue(self, data: bytes) -> None:
+    def _queue(self, data: bytes | bytearray) -> None:
         self._waiting.append(memoryview(data))
         self._waiting_bytes += len(data)
 
     def _read(self) -> None:
+        # Whatever the pipe holds is read at once, and its messages handled in one go: fewer wake-ups, each
+        # of which takes the interpreter's lock from the application's threads.
         self._on_thread()
+        fd = self._stdout.fileno()
+        rest = b""
         try:
-            for line in self._stdout:
-                try:
-                    message = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    logger.warning("trifecta-monitor: unreadable line from the engine process: %.200r", line)
-                    continue
-                self._on_output(message)
+            while True:
+                chunk = os.read(fd, _PIPE_SIZE)
+                if not chunk:
+                    break
+                lines = (rest + chunk if rest else chunk).split(b"\n")
+                rest = lines.pop()
+                for line in lines:
+                    try:
+                        message = orjson.loads(line)
+                    except orjson.JSONDecodeError:
+                        logger.warning("trifecta-monitor: unreadable line from the engine process: %.200r", line)
+                        continue
+                    self._on_output(message)
         except (OSError, ValueError):
             pass
         finally:
@@ -219,9 +229,9 @@ class ProcessWorker:
                 self._on_exit(self)
 
 
-def make_process_config(monitor_options: dict[str, Any], engine_options: dict[str, Any]) -> bytes:
+def make_process_config(monitor_options: dict[str, Any], engine_options: dict[str, Any], max_bytes: int) -> bytes:
     """The configuration the child reads first (raises ValueError when the rules cannot be sent)."""
     try:
-        return pickle.dumps({"monitor": monitor_options, "engine": engine_options})
+        return pickle.dumps({"monitor": monitor_options, "engine": engine_options, "max_bytes": max_bytes})
     except Exception as error:
         raise ValueError(f"the rules cannot be sent to the engine process ({error}); use worker='thread'") from error
