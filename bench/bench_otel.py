@@ -25,9 +25,10 @@ the processor's share is at its largest. ``--otlp`` uses what a platform team ru
 ``BatchSpanProcessor`` whose exporter encodes each batch to OTLP protobuf (and sends nothing); it needs
 ``opentelemetry-exporter-otlp-proto-common`` (the ``samples`` extra).
 
-The two sides run in turn, ``--repeats`` times (fresh sessions each time); each pair gives a ratio (with /
-without; the target is at most 1.3) and the median is printed. Between pairs the engine is let catch up
-(``force_flush``, not timed), so every pair starts from the same state; the time it took is printed too, as
+The two sides run in turn, ``--repeats`` times (fresh sessions each time), taking turns at going first; each
+pair gives a ratio (with / without; the target is at most 1.3) and the median is printed. After the
+monitored side the engine is let catch up (``force_flush``, not timed) before anything else runs, so every
+run starts from the same state; the time it took is printed too, as
 are the alerts, the spans dropped (none expected), the internal errors, and the CPU time this process spent
 on each side, all threads, including the alerts emitted after the timed loop.
 
@@ -35,11 +36,14 @@ A burst like this one outruns the engine: with real content, the records of 100,
 250 MB while they wait for it, more than the processor's default ``max_queue_bytes`` (128 MiB), so that
 spans would be dropped (counted, and their sessions alerted). The bench gives the processor 512 MiB
 (``--max-queue-mib``) so that the ratio is that of the normal path; ``--max-queue-mib 128`` shows the
-default under this overload. Usage::
+default under this overload.
+
+``--hooks-only`` measures the processor's hooks alone: the records are written as usual but discarded instead
+of being handed to the engine, so no alerts come back and no engine runs beside the application. Usage::
 
     python bench/bench_otel.py [--workload agentdojo|synthetic] [--spans 100000] [--calls 20] [--repeats 5]
                                [--no-content] [--otlp] [--worker process|thread] [--archive PATH]
-                               [--max-queue-mib 512]
+                               [--max-queue-mib 512] [--hooks-only]
 """
 
 from __future__ import annotations
@@ -255,6 +259,9 @@ def main() -> None:
     parser.add_argument(
         "--max-queue-mib", type=int, default=512, help="the processor's max_queue_bytes, in MiB (default 512)"
     )
+    parser.add_argument(
+        "--hooks-only", action="store_true", help="discard the records instead of feeding the engine (ablation)"
+    )
     args = parser.parse_args()
     if args.workload == "agentdojo":
         if not args.archive.is_file():
@@ -284,28 +291,36 @@ def main() -> None:
     run(monitored, warm, "warm-up-")
     processor.force_flush(600_000)
     alerts_before = log_exporter.count
+    deliver = processor._deliver
+    if args.hooks_only:  # an ablation: the records are written, then dropped on the delivery thread
+        processor._deliver = lambda batch: None
 
     exporter = "BatchSpanProcessor + OTLP protobuf encoding" if args.otlp else "SimpleSpanProcessor + no-op exporter"
     print(f"tool spans per side: {total:,} in {len(sessions):,} sessions, {described}")
-    print(f"exporter on both sides: {exporter}; engine: {args.worker}; max_queue_bytes: {args.max_queue_mib} MiB")
+    engine = "none (--hooks-only: records discarded)" if args.hooks_only else args.worker
+    print(f"exporter on both sides: {exporter}; engine: {engine}; max_queue_bytes: {args.max_queue_mib} MiB")
     ratios = []
     cpu_ratios = []
     for repeat in range(args.repeats):
-        # With a batch processor, the export work is part of each side's cost: timed until it is done.
-        cpu = time.process_time()
-        without = run(plain, sessions, f"r{repeat}-", plain_export if args.otlp else None)
-        cpu_without = time.process_time() - cpu
-        cpu = time.process_time()
-        with_processor = run(monitored, sessions, f"r{repeat}-", monitored_export if args.otlp else None)
-        started = time.perf_counter()
-        caught_up = processor.force_flush(600_000)
-        catch_up = time.perf_counter() - started
-        cpu_with = time.process_time() - cpu  # all of this process's threads, until every alert was emitted
+        # The sides take turns at going first, so that neither always runs on the other's leftovers; the engine
+        # catches up after the monitored side (not timed) before the other side runs.
+        order = ("without", "with") if repeat % 2 == 0 else ("with", "without")
+        for side in order:
+            cpu = time.process_time()
+            if side == "without":
+                without = run(plain, sessions, f"r{repeat}-", plain_export if args.otlp else None)
+                cpu_without = time.process_time() - cpu
+            else:
+                with_processor = run(monitored, sessions, f"r{repeat}-", monitored_export if args.otlp else None)
+                started = time.perf_counter()
+                caught_up = args.hooks_only or processor.force_flush(600_000)
+                catch_up = time.perf_counter() - started
+                cpu_with = time.process_time() - cpu  # all of this process's threads, until every alert was emitted
         ratio = with_processor / without
         ratios.append(ratio)
         cpu_ratios.append(cpu_with / cpu_without)
         print(
-            f"  pair {repeat + 1}: without {without:6.3f} s ({without / total * 1e6:5.1f} us/span), "
+            f"  pair {repeat + 1} ({order[0]} first): without {without:6.3f} s ({without / total * 1e6:5.1f} us/span), "
             f"with {with_processor:6.3f} s ({with_processor / total * 1e6:5.1f} us/span), ratio {ratio:.3f}; "
             f"engine caught up {catch_up:5.1f} s after the last span{'' if caught_up else ' (TIMED OUT)'}; "
             f"CPU of this process {cpu_without:5.2f} s -> {cpu_with:5.2f} s"
@@ -315,6 +330,7 @@ def main() -> None:
         f"CPU time of this process (all threads, every alert emitted), with / without, median: "
         f"{statistics.median(cpu_ratios):.3f}"
     )
+    processor._deliver = deliver
     alerts = log_exporter.count - alerts_before
     sessions_held = len(processor.list_sessions())
     print(

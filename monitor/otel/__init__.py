@@ -15,7 +15,8 @@ as the reader merges it. Chat spans give the user messages and the tool definiti
 read when the span starts and again when it ends; each is taken once per session.
 
 **What it writes.** Every span of a session gets ``trifecta.session_id``, ``trifecta.level`` and
-``trifecta.legs`` when it starts (the level and legs as the engine knows them at that moment). Each alert
+``trifecta.legs`` when it starts (the level and legs as the engine knows them at that moment; the legs as
+one string, :func:`format_legs`). Each alert
 becomes one OpenTelemetry log record (event name ``trifecta.alert``) in the trace context of the span that
 triggered it, goes to the ``on_alert`` callback, and is counted when a meter provider is given.
 
@@ -55,6 +56,8 @@ from monitor.otel.names import (
     METRIC_DROPPED,
     METRIC_INTERNAL_ERRORS,
     TrifectaAlert,
+    format_legs,
+    read_legs,
     summarize_evidence,
 )
 from monitor.otel.processor import TrifectaSpanProcessor, WorkerKind
@@ -81,5 +84,7 @@ __all__ = [
     "TrifectaAlert",
     "TrifectaSpanProcessor",
     "WorkerKind",
+    "format_legs",
+    "read_legs",
     "summarize_evidence",
 ]

@@ -31,7 +31,6 @@ from monitor.ingest.spans import (
     is_tool_span,
 )
 from monitor.models.decisions import Decision, Level
-from monitor.models.legs import LEG_ORDER
 from monitor.otel import records as rec
 from monitor.otel.names import (
     ATTR_ACTION,
@@ -45,6 +44,7 @@ from monitor.otel.names import (
     ATTR_SERVER,
     ATTR_SESSION_ID,
     ATTR_TOOL,
+    format_legs,
     summarize_evidence,
 )
 from monitor.session.monitor import SessionMonitor
@@ -94,7 +94,7 @@ class _Session:
 
     def __init__(self, touched: float) -> None:
         self.touched = touched
-        self.stamp: tuple[str, tuple[str, ...]] = (Level.CLEAN.value, ())
+        self.stamp: tuple[str, str] = (Level.CLEAN.value, "")
         self.alerts_seen = 0
         self.gaps = 0
         self.user_texts: set[int] = set()
@@ -352,11 +352,11 @@ class SpanEngine:
         state = self.monitor.live_state(session_id)
         if state is None:
             return
-        legs = tuple(leg.value for leg in LEG_ORDER if leg in state.legs)
+        legs = format_legs(state.legs)
         stamp = (state.level.value, legs)
         if stamp != live.stamp:
             live.stamp = stamp
-            self._send([rec.OUT_STAMP, session_id, stamp[0], list(legs)])
+            self._send([rec.OUT_STAMP, session_id, stamp[0], legs])
         alerts = state.alerts
         if len(alerts) <= live.alerts_seen:
             return
@@ -380,7 +380,7 @@ class SpanEngine:
                 ATTR_ALERT_SEVERITY: alert.severity.value,
                 ATTR_SESSION_ID: session_id,
                 ATTR_LEVEL: stamp[0],
-                ATTR_LEGS: list(legs),
+                ATTR_LEGS: legs,
                 ATTR_EVIDENCE: summarize_evidence(alert),
                 ATTR_ALERT_PATH: list(alert.path),
             }

@@ -55,7 +55,7 @@ from monitor.ingest.spans import (
     read_session_key,
 )
 from monitor.models.decisions import Alert, Decision, Level
-from monitor.models.legs import Leg, Posture
+from monitor.models.legs import Posture
 from monitor.models.reports import SessionReport
 from monitor.models.tools import Severity
 from monitor.otel import records as rec
@@ -76,6 +76,7 @@ from monitor.otel.names import (
     METRIC_DROPPED,
     METRIC_INTERNAL_ERRORS,
     TrifectaAlert,
+    read_legs,
 )
 from monitor.otel.workers import ProcessWorker, ThreadWorker, Worker, make_process_config
 from monitor.session.monitor import SessionMonitor
@@ -114,7 +115,7 @@ _CHAT_KEYS = (
 # Every attribute the processor looks at on a span, to pass over other spans (HTTP, database…) in one test.
 _KEYS = frozenset((*SESSION_KEYS, *_GENAI_MARKERS, *_CHAT_KEYS, MCP_METHOD_NAME))
 _SESSION_KEYSET = frozenset(SESSION_KEYS)
-_CLEAN: tuple[str, tuple[str, ...]] = (Level.CLEAN.value, ())
+_CLEAN: tuple[str, str] = (Level.CLEAN.value, "")
 _STAMPS = 3  # attributes stamped on a span when it starts
 _LOW_64 = (1 << 64) - 1
 _dumps = orjson.dumps
@@ -247,7 +248,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._old_links: dict[int, _Link] = {}
         self._rotate_at = self._clock() + self.span_ttl / 2
         self._half_spans = max(1, self.max_spans // 2)
-        self._stamps: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._stamps: dict[str, tuple[str, str]] = {}
         self._buffer = bytearray()  # records written for the engine, one per line
         self._gaps_lock = threading.Lock()
         self._gaps: dict[str, int] = {}
@@ -268,33 +269,30 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed or get_ident() in self._own_threads:
             return
         try:
-            # An SDK span is read through its fields (its properties cost as much as the rest of this method);
-            # anything else through the public API.
+            # An SDK span is read through its fields (its properties cost as much as the rest of this method),
+            # and a span context by position (it is a tuple: trace id, span id, ...); anything else through the
+            # public API.
             bounded = getattr(span, "_attributes", None)
             if type(bounded) is BoundedAttributes:
                 attributes: Mapping[str, Any] = bounded._dict  # read in place (no other thread sees the span yet)
+                span_id = span._context[1]  # type: ignore[index]  # an SDK span always has one
                 parent = span._parent
-                span_id = span._context.span_id  # type: ignore[union-attr]  # an SDK span always has one
+                parent_id = parent[1] if parent is not None else 0
             else:
                 bounded = None
                 attributes = dict(span.attributes or {})
-                parent = span.parent
                 span_id = span.get_span_context().span_id
+                parent = span.parent
+                parent_id = parent.span_id if parent is not None else 0
             links = self._links
-            if parent is not None:
-                parent_id = parent.span_id
-                parent_link = links.get(parent_id) or self._find_old_link(parent_id)
-            else:
-                parent_link = None
+            parent_link = (links.get(parent_id) or self._find_old_link(parent_id)) if parent_id else None
             if attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL:  # the common case first
                 relevant = is_tool = True
             else:
                 relevant = not _KEYS.isdisjoint(attributes)
                 is_tool = relevant and is_tool_span(attributes)
-            if relevant:
-                session = None if _SESSION_KEYSET.isdisjoint(attributes) else read_session_key(attributes)
-            else:
-                session = None
+            named = relevant and not _SESSION_KEYSET.isdisjoint(attributes)
+            session = read_session_key(attributes) if named else None
             explicit = session is not None
             if session is None:
                 if parent_link is not None and parent_link[1]:
@@ -321,14 +319,13 @@ class TrifectaSpanProcessor(SpanProcessor):
                 and (bounded.maxlen is None or len(attributes) + _STAMPS <= bounded.maxlen)
             ):
                 # The SDK's set_attributes validates every value (microseconds per span); ours are known to be
-                # strings and tuples of strings, and no other thread sees the span before on_start returns.
-                inner = bounded._dict
-                inner[ATTR_SESSION_ID] = session
-                inner[ATTR_LEVEL] = level
-                inner[ATTR_LEGS] = legs
+                # strings, and no other thread sees the span before on_start returns.
+                attributes[ATTR_SESSION_ID] = session  # type: ignore[index]  # the SDK's own dict
+                attributes[ATTR_LEVEL] = level  # type: ignore[index]
+                attributes[ATTR_LEGS] = legs  # type: ignore[index]
             else:
                 _stamp(span, session, level, legs)
-            if relevant and not is_tool and _has_any(attributes, _CHAT_KEYS):
+            if not is_tool and relevant and _has_any(attributes, _CHAT_KEYS):
                 # User messages and tool definitions count from the moment the model call starts.
                 trace_id = span.get_span_context().trace_id
                 record = (
@@ -351,8 +348,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed or get_ident() in self._own_threads:
             return
         try:
-            # An SDK span is read through its fields (the properties cost more than the rest of this method);
-            # anything else through the public API.
+            # An SDK span is read through its fields (the properties cost more than the rest of this method),
+            # and a span context by position; anything else through the public API.
             bounded = getattr(span, "_attributes", None)
             sdk = type(bounded) is BoundedAttributes
             if sdk:
@@ -367,22 +364,13 @@ class TrifectaSpanProcessor(SpanProcessor):
                 _KEYS.isdisjoint(attributes) or not (is_tool_span(attributes) or _has_any(attributes, _CHAT_KEYS))
             ):
                 return  # not a tool or chat span
-            span_id = context.span_id
-            links = self._links
-            parent = span._parent if sdk else span.parent
-            if parent is not None:
-                parent_link = links.get(parent.span_id) or self._old_links.get(parent.span_id)
-                up = parent_link[2] if parent_link is not None else 0
+            trace_id, span_id = context[0], context[1]
+            # The span's own link, made when it started, has its session and the nearest tool span above it.
+            link = self._links.get(span_id) or self._old_links.get(span_id)
+            if link is not None:
+                session, up = link[0], link[4]
             else:
-                up = 0
-            session = attributes.get(ATTR_SESSION_ID)  # our stamp: the session resolved when the span started
-            if type(session) is not str:
-                link = links.get(span_id) or self._old_links.get(span_id)
-                if link is not None:
-                    session, up = link[0], link[4]
-                else:
-                    session = self._resolve_session_at_end(span, attributes)
-            trace_id = context.trace_id
+                session, up = self._resolve_unlinked(span, attributes)
             record = (
                 rec.END,
                 self._clock(),
@@ -548,14 +536,19 @@ class TrifectaSpanProcessor(SpanProcessor):
 
     # -- on_end -------------------------------------------------------------------------------------
 
-    def _resolve_session_at_end(self, span: ReadableSpan, attributes: Mapping[str, Any]) -> str:
-        """The session of a span that has no link (not agent work when it started, or its link expired)."""
-        session = read_session_key(attributes)
-        if session is not None:
-            return session
+    def _resolve_unlinked(self, span: ReadableSpan, attributes: Mapping[str, Any]) -> tuple[str, int]:
+        """The session of a span that has no link (not agent work when it started, or its link expired), and
+        the nearest tool span above it (0: none)."""
         parent = span.parent
         parent_link = self._find_link(parent.span_id) if parent is not None else None
-        return parent_link[0] if parent_link is not None else _resolve_fallback_session(span)
+        up = parent_link[2] if parent_link is not None else 0
+        session = attributes.get(ATTR_SESSION_ID)  # our stamp: the session resolved when the span started
+        if type(session) is str:
+            return session, up
+        session = read_session_key(attributes)
+        if session is not None:
+            return session, up
+        return (parent_link[0] if parent_link is not None else _resolve_fallback_session(span)), up
 
     # -- the queue ----------------------------------------------------------------------------------
 
@@ -799,7 +792,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             kind = message[0]
             if kind == rec.OUT_STAMP:
                 stamps = self._stamps
-                stamps[message[1]] = (message[2], tuple(message[3]))
+                stamps[message[1]] = (message[2], message[3])
                 if len(stamps) > 2 * self.max_sessions:
                     del stamps[next(iter(stamps))]
             elif kind == rec.OUT_ALERT:
@@ -855,7 +848,7 @@ class TrifectaSpanProcessor(SpanProcessor):
                         alert=Alert.model_validate_json(alert_json),
                         session_id=attributes[ATTR_SESSION_ID],
                         level=Level(attributes[ATTR_LEVEL]),
-                        legs=tuple(Leg(leg) for leg in attributes[ATTR_LEGS]),
+                        legs=read_legs(attributes[ATTR_LEGS]),
                         server=attributes.get(ATTR_SERVER),
                         tool=attributes.get(ATTR_TOOL),
                         decision=Decision.model_validate_json(decision_json) if decision_json is not None else None,
@@ -893,7 +886,7 @@ class TrifectaSpanProcessor(SpanProcessor):
 # -- helpers -----------------------------------------------------------------------------------------
 
 
-def _stamp(span: Span, session: str, level: str, legs: tuple[str, ...]) -> None:
+def _stamp(span: Span, session: str, level: str, legs: str) -> None:
     """Stamp through the public API, unless the span is at its attribute count limit (it would drop its
     oldest attributes for ours: it stays as it is)."""
     limits = getattr(span, "_limits", None)

@@ -47,6 +47,7 @@ from monitor.otel import (
 )
 from monitor.otel import engine as engine_module
 from monitor.otel import processor as processor_module
+from monitor.otel.names import format_legs
 from monitor.session.monitor import SessionMonitor
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -396,6 +397,9 @@ def test_live_alerts_equal_offline_analysis(flavour: str, worker: str) -> None:
     assert [(a.session_id, a.alert) for a in pipe.alerts] == [
         (s.session_id, a) for s in sessions for a in offline[s.session_id].alerts
     ]
+    # The log record and the callback name the same legs, the record as one string in the legs' order.
+    assert [format_legs(a.legs) for a in pipe.alerts] == [r.attributes[ATTR_LEGS] for r in records]
+    assert {r.attributes[ATTR_LEGS] for r in records} >= {"private_data,untrusted_content"}
 
     # The incidents alert at their sending call; the benign sessions never reach the trifecta.
     for session_id in INCIDENTS:
@@ -419,10 +423,11 @@ def test_spans_are_stamped_with_session_level_and_legs() -> None:
     # Level and legs as they stood when each span started: the user's words are private data (partial); the
     # public issue list brought untrusted content (armed) before the private file was read and the PR sent.
     assert [read_attributes(s)[ATTR_LEVEL] for s in tools] == ["partial", "armed", "armed"]
-    assert read_attributes(tools[0])[ATTR_LEGS] == ("private_data",)
-    assert read_attributes(tools[-1])[ATTR_LEGS] == ("private_data", "untrusted_content")
+    # The legs are one string (every backend can filter on it), in the legs' order.
+    assert read_attributes(tools[0])[ATTR_LEGS] == "private_data"
+    assert read_attributes(tools[-1])[ATTR_LEGS] == "private_data,untrusted_content"
     root = next(s for s in spans if s.name.startswith("invoke_agent"))
-    assert read_attributes(root)[ATTR_LEVEL] == "clean" and read_attributes(root)[ATTR_LEGS] == ()
+    assert read_attributes(root)[ATTR_LEVEL] == "clean" and read_attributes(root)[ATTR_LEGS] == ""
 
 
 def test_one_call_seen_as_several_spans_counts_once() -> None:
