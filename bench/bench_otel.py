@@ -25,12 +25,18 @@ the processor's share is at its largest. ``--otlp`` uses what a platform team ru
 ``BatchSpanProcessor`` whose exporter encodes each batch to OTLP protobuf (and sends nothing); it needs
 ``opentelemetry-exporter-otlp-proto-common`` (the ``samples`` extra).
 
-The two sides run in turn, ``--repeats`` times (fresh sessions each time), taking turns at going first; each
-pair gives a ratio (with / without; the target is at most 1.3) and the median is printed. After the
-monitored side the engine is let catch up (``force_flush``, not timed) before anything else runs, so every
-run starts from the same state; the time it took is printed too, as
-are the alerts, the spans dropped (none expected), the internal errors, and the CPU time this process spent
-on each side, all threads, including the alerts emitted after the timed loop.
+Each pass (``--repeats`` of them, fresh sessions each time) runs both sides over the same sessions, taking
+turns every ``--turn`` sessions (50 by default, a few milliseconds), the side that goes first alternating; the
+time of each side is the sum of its turns, and the pass's ratio is with / without (the target is at most
+1.3); the median of the passes is printed. Turns this short put both sides under the same machine: shared
+machines change speed by tens of percent within seconds, which one side after the other (the method of
+earlier versions of this benchmark) took for the processor's cost, in either direction. While the side
+without the processor runs, the engine process is stopped (SIGSTOP, then SIGCONT), so that everything the
+processor costs this process, the engine's messages read and the alerts emitted included, falls in the
+turns of the side with it, as when the sides ran one after the other. After each pass the engine is let
+catch up (``force_flush``, not timed); the time it took is printed too, as are the alerts, the spans
+dropped (none expected), the internal errors, and the CPU time this process spent on each side, all
+threads, including the alerts emitted after the timed turns.
 
 A burst like this one outruns the engine: with real content, the records of 100,000 tool spans take about
 250 MB while they wait for it, more than the processor's default ``max_queue_bytes`` (128 MiB), so that
@@ -38,12 +44,15 @@ spans would be dropped (counted, and their sessions alerted). The bench gives th
 (``--max-queue-mib``) so that the ratio is that of the normal path; ``--max-queue-mib 128`` shows the
 default under this overload.
 
-``--hooks-only`` measures the processor's hooks alone: the records are written as usual but discarded instead
-of being handed to the engine, so no alerts come back and no engine runs beside the application. Usage::
+Two ablations: ``--hooks-only`` measures the processor's hooks alone (the records are written as usual but
+discarded instead of being handed to the engine, so no alerts come back and no engine runs beside the
+application); ``--stamps-only`` puts in the processor's place one that only writes the three ``trifecta.*``
+attributes on every span as it starts: what those attributes cost by themselves, in the SDK and in the
+exporter, which no processor that stamps them can go below. Usage::
 
     python bench/bench_otel.py [--workload agentdojo|synthetic] [--spans 100000] [--calls 20] [--repeats 5]
-                               [--no-content] [--otlp] [--worker process|thread] [--archive PATH]
-                               [--max-queue-mib 512] [--hooks-only]
+                               [--turn 50] [--no-content] [--otlp] [--worker process|thread] [--archive PATH]
+                               [--max-queue-mib 512] [--hooks-only | --stamps-only]
 """
 
 from __future__ import annotations
@@ -52,7 +61,9 @@ import argparse
 import gc
 import itertools
 import json
+import os
 import resource
+import signal
 import statistics
 import sys
 import time
@@ -61,9 +72,10 @@ from pathlib import Path
 from typing import Any
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult, SimpleLogRecordProcessor
-from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -76,6 +88,7 @@ DEFAULT_ARCHIVE = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.
 sys.path.insert(0, str(ROOT))
 
 from monitor.otel import TrifectaSpanProcessor  # noqa: E402
+from monitor.otel.names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID  # noqa: E402
 
 # (tool as the host names it, arguments, result); "{n}" is the session number.
 CATALOG: list[tuple[str, dict[str, Any], Any]] = [
@@ -119,6 +132,17 @@ class OtlpEncodingExporter(SpanExporter):
         self.bytes += len(self.encode(spans).SerializeToString())
         self.count += len(spans)
         return SpanExportResult.SUCCESS
+
+
+class StampOnly(SpanProcessor):
+    """Writes the three attributes the monitor stamps, and does nothing else (``--stamps-only``)."""
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Stamp the span as the processor does (into the SDK's own attribute dict, with no validation)."""
+        attributes = span._attributes._dict  # type: ignore[union-attr]
+        attributes[ATTR_SESSION_ID] = "bench-session"
+        attributes[ATTR_LEVEL] = "armed"
+        attributes[ATTR_LEGS] = "private_data,untrusted_content"
 
 
 class NullLogExporter(LogRecordExporter):
@@ -209,7 +233,6 @@ def run(
 ) -> float:
     """Create and end every span (and, given ``export``, wait until it exported them); the wall time, seconds."""
     tracer = provider.get_tracer("bench")
-    gc.collect()
     start = time.perf_counter()
     for n, (user, calls) in enumerate(sessions):
         root = tracer.start_span(
@@ -230,7 +253,62 @@ def run(
     return time.perf_counter() - start
 
 
-def make_provider(otlp: bool, processor: TrifectaSpanProcessor | None) -> tuple[TracerProvider, SpanProcessor]:
+class EnginePause:
+    """Keeps the engine from running while the side without the processor is timed, so that all the processor
+    costs this process, reading the engine's messages and emitting alerts included, falls on the side with it.
+
+    An engine process is stopped (SIGSTOP) and continued (SIGCONT); an engine on the processor's delivery
+    thread (``--worker thread``) is let catch up, untimed, after each turn of the side with it (so that its
+    ratio leaves the engine out, and only the CPU time counts it).
+    """
+
+    def __init__(self, processor: TrifectaSpanProcessor) -> None:
+        self.processor = processor
+        worker = getattr(processor, "_worker", None)
+        process = getattr(worker, "process", None)
+        self.pid: int | None = process.pid if process is not None and hasattr(signal, "SIGSTOP") else None
+
+    def pause(self) -> None:
+        """Stop the engine."""
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGSTOP)
+        elif self.processor.worker_kind == "thread":
+            self.processor.force_flush(600_000)
+
+    def resume(self) -> None:
+        """Let the engine run again."""
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGCONT)
+
+
+def run_pass(
+    sides: dict[str, tuple[TracerProvider, SpanProcessor | None]],
+    sessions: list[Session],
+    turn: int,
+    prefix: str,
+    pause: EnginePause,
+) -> dict[str, tuple[float, float]]:
+    """Both sides over the same sessions, ``turn`` sessions at a time, taking turns at going first; per side,
+    the wall time and this process's CPU time (all threads), seconds."""
+    totals = {side: [0.0, 0.0] for side in sides}
+    order = list(sides)
+    gc.collect()
+    for first in range(0, len(sessions), turn):
+        chunk = sessions[first : first + turn]
+        order.reverse()
+        for side in order:
+            provider, export = sides[side]
+            if side == "with":
+                pause.resume()
+            cpu = time.process_time()
+            totals[side][0] += run(provider, chunk, f"{prefix}{first}-", export)
+            if side == "with":
+                pause.pause()
+            totals[side][1] += time.process_time() - cpu
+    return {side: (wall, cpu) for side, (wall, cpu) in totals.items()}
+
+
+def make_provider(otlp: bool, processor: SpanProcessor | None) -> tuple[TracerProvider, SpanProcessor]:
     """A provider with the exporter (and the processor, when given)."""
     exporter: SpanExporter = OtlpEncodingExporter() if otlp else NullSpanExporter()
     export: SpanProcessor
@@ -252,15 +330,20 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=DEFAULT_ARCHIVE, help="the AgentDojo runs (.tar.gz)")
     parser.add_argument("--spans", type=int, default=100_000, help="tool spans per side (default 100000)")
     parser.add_argument("--calls", type=int, default=20, help="synthetic: tool calls per session (default 20)")
-    parser.add_argument("--repeats", type=int, default=5, help="pairs of runs (default 5)")
+    parser.add_argument("--repeats", type=int, default=5, help="passes over the sessions (default 5)")
+    parser.add_argument("--turn", type=int, default=50, help="sessions per turn of a side (default 50)")
     parser.add_argument("--no-content", action="store_true", help="synthetic: no arguments and results")
     parser.add_argument("--otlp", action="store_true", help="BatchSpanProcessor + OTLP protobuf encoding")
     parser.add_argument("--worker", choices=["process", "thread"], default="process", help="where the engine runs")
     parser.add_argument(
         "--max-queue-mib", type=int, default=512, help="the processor's max_queue_bytes, in MiB (default 512)"
     )
-    parser.add_argument(
+    ablations = parser.add_mutually_exclusive_group()
+    ablations.add_argument(
         "--hooks-only", action="store_true", help="discard the records instead of feeding the engine (ablation)"
+    )
+    ablations.add_argument(
+        "--stamps-only", action="store_true", help="only stamp the three attributes on every span (ablation)"
     )
     args = parser.parse_args()
     if args.workload == "agentdojo":
@@ -285,7 +368,7 @@ def main() -> None:
         logger_provider=logger_provider, worker=args.worker, max_queue_bytes=args.max_queue_mib << 20
     )
     plain, plain_export = make_provider(args.otlp, None)
-    monitored, monitored_export = make_provider(args.otlp, processor)
+    monitored, monitored_export = make_provider(args.otlp, StampOnly() if args.stamps_only else processor)
 
     run(plain, warm, "warm-up-")
     run(monitored, warm, "warm-up-")
@@ -298,33 +381,41 @@ def main() -> None:
     exporter = "BatchSpanProcessor + OTLP protobuf encoding" if args.otlp else "SimpleSpanProcessor + no-op exporter"
     print(f"tool spans per side: {total:,} in {len(sessions):,} sessions, {described}")
     engine = "none (--hooks-only: records discarded)" if args.hooks_only else args.worker
+    if args.stamps_only:
+        engine = "none (--stamps-only: a processor that only stamps the three attributes)"
     print(f"exporter on both sides: {exporter}; engine: {engine}; max_queue_bytes: {args.max_queue_mib} MiB")
+    print(f"the sides take turns every {args.turn} sessions; the engine process is paused while the other side runs")
+    sides: dict[str, tuple[TracerProvider, SpanProcessor | None]] = {
+        "without": (plain, plain_export if args.otlp else None),
+        "with": (monitored, monitored_export if args.otlp else None),
+    }
+    pause = EnginePause(processor)
+    pause.pause()
     ratios = []
     cpu_ratios = []
     for repeat in range(args.repeats):
-        # The sides take turns at going first, so that neither always runs on the other's leftovers; the engine
-        # catches up after the monitored side (not timed) before the other side runs.
-        order = ("without", "with") if repeat % 2 == 0 else ("with", "without")
-        for side in order:
-            cpu = time.process_time()
-            if side == "without":
-                without = run(plain, sessions, f"r{repeat}-", plain_export if args.otlp else None)
-                cpu_without = time.process_time() - cpu
-            else:
-                with_processor = run(monitored, sessions, f"r{repeat}-", monitored_export if args.otlp else None)
-                started = time.perf_counter()
-                caught_up = args.hooks_only or processor.force_flush(600_000)
-                catch_up = time.perf_counter() - started
-                cpu_with = time.process_time() - cpu  # all of this process's threads, until every alert was emitted
+        # The sides take turns every few sessions, so that the machine's changes of speed (shared machines
+        # drift by tens of percent within seconds) fall on both alike; the engine catches up (not timed)
+        # after each pass, so every pass starts from the same state.
+        times = run_pass(sides, sessions, args.turn, f"r{repeat}-", pause)
+        (without, cpu_without), (with_processor, cpu_with) = times["without"], times["with"]
+        pause.resume()
+        cpu = time.process_time()
+        started = time.perf_counter()
+        caught_up = args.hooks_only or args.stamps_only or processor.force_flush(600_000)
+        catch_up = time.perf_counter() - started
+        cpu_with += time.process_time() - cpu  # every alert emitted
+        pause.pause()
         ratio = with_processor / without
         ratios.append(ratio)
         cpu_ratios.append(cpu_with / cpu_without)
         print(
-            f"  pair {repeat + 1} ({order[0]} first): without {without:6.3f} s ({without / total * 1e6:5.1f} us/span), "
+            f"  pass {repeat + 1}: without {without:6.3f} s ({without / total * 1e6:5.1f} us/span), "
             f"with {with_processor:6.3f} s ({with_processor / total * 1e6:5.1f} us/span), ratio {ratio:.3f}; "
             f"engine caught up {catch_up:5.1f} s after the last span{'' if caught_up else ' (TIMED OUT)'}; "
             f"CPU of this process {cpu_without:5.2f} s -> {cpu_with:5.2f} s"
         )
+    pause.resume()
     print(f"ratio (median of {len(ratios)}): {statistics.median(ratios):.3f}  (target <= 1.3)")
     print(
         f"CPU time of this process (all threads, every alert emitted), with / without, median: "

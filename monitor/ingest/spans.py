@@ -100,6 +100,7 @@ UNKNOWN_SERVER = "unknown"
 
 T = TypeVar("T")
 
+_CONTAINERS = (dict, list)
 _FACTS_SIZE = 400  # bytes of a span's summary without content: ids, times, the object itself
 
 _MAX_INDEX = 10_000  # bound on flattened list indexes read (llm.input_messages.<i>, llm.tools.<i>, ...)
@@ -258,7 +259,7 @@ def read_session_key(attributes: Mapping[str, Any]) -> str | None:
     """The session named by these attributes: the first of :data:`SESSION_KEYS` present and not empty."""
     for key in SESSION_KEYS:
         value = attributes.get(key)
-        if value is not None and value != "" and not isinstance(value, dict | list):
+        if value is not None and value != "" and not isinstance(value, _CONTAINERS):
             return str(value)
     return None
 

@@ -10,6 +10,7 @@ the engine works through them: records waiting for the engine wait in this proce
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -111,6 +112,7 @@ def run_child() -> int:
         pending += chunk
     size = int.from_bytes(pending[:8], "big")
     config = pickle.loads(bytes(pending[8 : 8 + size]))
+    _lower_priority(config["niceness"])
     rest = bytes(pending[8 + size :])
     out: list[list[Any]] = []
     root = logging.getLogger()
@@ -143,6 +145,13 @@ def run_child() -> int:
             break
         rest += taken
     return 0
+
+
+def _lower_priority(niceness: int) -> None:
+    """Let the application's threads run first when the machine is busy (the engine catches up after)."""
+    if niceness:
+        with contextlib.suppress(AttributeError, OSError):  # not POSIX, or not allowed: the priority stays
+            os.nice(niceness)
 
 
 if __name__ == "__main__":

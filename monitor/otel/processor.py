@@ -115,6 +115,11 @@ _CHAT_KEYS = (
 # Every attribute the processor looks at on a span, to pass over other spans (HTTP, database…) in one test.
 _KEYS = frozenset((*SESSION_KEYS, *_GENAI_MARKERS, *_CHAT_KEYS, MCP_METHOD_NAME))
 _SESSION_KEYSET = frozenset(SESSION_KEYS)
+_CHAT_KEYSET = frozenset(_CHAT_KEYS)
+# What can make a span a tool span besides ``gen_ai.operation.name``, or a chat span: a span with none of these
+# (an agent span, say) is passed over at its end in one test.
+_TOOL_MARKERS = frozenset((MCP_METHOD_NAME, OPENINFERENCE_SPAN_KIND, TRACELOOP_SPAN_KIND))
+_END_KEYS = _TOOL_MARKERS | _CHAT_KEYSET
 _CLEAN: tuple[str, str] = (Level.CLEAN.value, "")
 _STAMPS = 3  # attributes stamped on a span when it starts
 _LOW_64 = (1 << 64) - 1
@@ -128,8 +133,9 @@ _GAPS_KEPT = 10_000  # sessions with dropped spans remembered until the engine i
 
 # What is kept of a span on the application side: its session, whether it was named explicitly (by
 # attributes or baggage, its own or an ancestor's), the nearest tool span at or above it, whether it is a
-# tool span that has not ended, and the nearest tool span strictly above it (0: none).
-_Link = tuple[str, bool, int, bool, int]
+# tool span that has not ended, the nearest tool span strictly above it (0: none), and, for a chat span, its
+# attributes as they were written when it started (its end is not written again when they did not change).
+_Link = tuple[str, bool, int, bool, int, dict[str, Any] | None]
 
 
 class _Reply:
@@ -157,7 +163,9 @@ class TrifectaSpanProcessor(SpanProcessor):
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
     session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long
-    :meth:`check_tool_call` waits.
+    :meth:`check_tool_call` waits. ``engine_niceness`` lowers the engine process's scheduling priority
+    (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads, its exporters
+    included, run before the engine, which catches up when the processors are free.
     """
 
     def __init__(
@@ -177,6 +185,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         session_ttl: float = 3600.0,
         max_queue_bytes: int = 128 * 1024 * 1024,
         check_timeout: float = 5.0,
+        engine_niceness: int = 10,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if monitor is not None and (rules is not None or posture is not None or policy is not None):
@@ -184,6 +193,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         bounds = (max_spans, max_sessions, max_queue_bytes)
         if min(bounds) < 1 or min(span_ttl, session_ttl, check_timeout) <= 0:
             raise ValueError("the bounds, time-to-lives and timeout must be positive")
+        if not 0 <= engine_niceness <= 19:
+            raise ValueError("engine_niceness must be from 0 (the application's priority) to 19 (the lowest)")
         kind = WorkerKind(worker) if worker is not None else None
         if kind is None:
             kind = WorkerKind.THREAD if monitor is not None else WorkerKind.PROCESS
@@ -203,7 +214,9 @@ class TrifectaSpanProcessor(SpanProcessor):
         }
         self._process_config = b""
         if kind is WorkerKind.PROCESS:
-            self._process_config = make_process_config(self._monitor_options, self._engine_options, max_queue_bytes)
+            self._process_config = make_process_config(
+                self._monitor_options, self._engine_options, max_queue_bytes, engine_niceness
+            )
         if monitor is None and kind is WorkerKind.THREAD:
             monitor = SessionMonitor(**self._monitor_options)
         self.monitor: SessionMonitor | None = monitor
@@ -269,77 +282,51 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed or get_ident() in self._own_threads:
             return
         try:
+            if not isinstance(span, Span):  # (the SDK's tracer makes a subclass)
+                self._start_other(span, parent_context)
+                return
             # An SDK span is read through its fields (its properties cost as much as the rest of this method),
-            # and a span context by position (it is a tuple: trace id, span id, ...); anything else through the
-            # public API.
-            bounded = getattr(span, "_attributes", None)
-            if type(bounded) is BoundedAttributes:
-                attributes: Mapping[str, Any] = bounded._dict  # read in place (no other thread sees the span yet)
-                span_id = span._context[1]  # type: ignore[index]  # an SDK span always has one
-                parent = span._parent
-                parent_id = parent[1] if parent is not None else 0
+            # and a span context by position (it is a tuple: trace id, span id, ...). No other thread sees it yet.
+            bounded: BoundedAttributes = span._attributes  # type: ignore[assignment]  # always, in an SDK span
+            attributes: dict[str, Any] = bounded._dict
+            parent = span._parent
+            parent_link = None
+            if parent is not None:
+                parent_link = self._links.get(parent[1]) or self._find_old_link(parent[1])
+            if (
+                parent_link is not None
+                and parent_link[1]
+                and attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL
+                and _SESSION_KEYSET.isdisjoint(attributes)
+            ):  # the common case: a tool span inside a session named above it
+                session, explicit, is_tool, is_chat = parent_link[0], True, True, False
             else:
-                bounded = None
-                attributes = dict(span.attributes or {})
-                span_id = span.get_span_context().span_id
-                parent = span.parent
-                parent_id = parent.span_id if parent is not None else 0
-            links = self._links
-            parent_link = (links.get(parent_id) or self._find_old_link(parent_id)) if parent_id else None
-            if attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL:  # the common case first
-                relevant = is_tool = True
-            else:
-                relevant = not _KEYS.isdisjoint(attributes)
-                is_tool = relevant and is_tool_span(attributes)
-            named = relevant and not _SESSION_KEYSET.isdisjoint(attributes)
-            session = read_session_key(attributes) if named else None
-            explicit = session is not None
-            if session is None:
-                if parent_link is not None and parent_link[1]:
-                    session, explicit = parent_link[0], True
-                else:
-                    session = _read_baggage_session(parent_context)
-                    explicit = session is not None
-                    if session is None:
-                        if parent_link is not None:
-                            session = parent_link[0]
-                        elif relevant:  # a tool, chat or agent span: its trace is its session
-                            session = _resolve_fallback_session(span)
-                        else:
-                            return  # not agent work: nothing to keep, nothing to stamp
+                resolved = self._resolve_start(span, attributes, parent_link, parent_context)
+                if resolved is None:
+                    return  # not agent work: nothing to keep, nothing to stamp
+                session, explicit, is_tool, is_chat = resolved
             up = parent_link[2] if parent_link is not None else 0
-            links[span_id] = (session, explicit, span_id if is_tool else up, is_tool, up)
+            span_id = span._context[1]  # type: ignore[index]  # an SDK span always has one
+            links = self._links
+            links[span_id] = (session, explicit, span_id if is_tool else up, is_tool, up, None)
             if len(links) > self._half_spans:
                 self._rotate_links()
             level, legs = self._stamps.get(session, _CLEAN)
-            if (
-                bounded is not None
-                and bounded.max_value_len is None
-                and not bounded._immutable
-                and (bounded.maxlen is None or len(attributes) + _STAMPS <= bounded.maxlen)
+            if bounded.max_value_len is None and (
+                bounded.maxlen is None or len(attributes) + _STAMPS <= bounded.maxlen
             ):
                 # The SDK's set_attributes validates every value (microseconds per span); ours are known to be
-                # strings, and no other thread sees the span before on_start returns.
-                attributes[ATTR_SESSION_ID] = session  # type: ignore[index]  # the SDK's own dict
-                attributes[ATTR_LEVEL] = level  # type: ignore[index]
-                attributes[ATTR_LEGS] = legs  # type: ignore[index]
+                # strings that need no truncation, and a span is frozen only when it ends.
+                attributes[ATTR_SESSION_ID] = session
+                attributes[ATTR_LEVEL] = level
+                attributes[ATTR_LEGS] = legs
             else:
                 _stamp(span, session, level, legs)
-            if not is_tool and relevant and _has_any(attributes, _CHAT_KEYS):
-                # User messages and tool definitions count from the moment the model call starts.
-                trace_id = span.get_span_context().trace_id
-                record = (
-                    rec.START,
-                    self._clock(),
-                    span_id,
-                    trace_id >> 64,
-                    trace_id & _LOW_64,
-                    session,
-                    span.name,
-                    span.start_time,
-                    dict(attributes),
+            if is_chat:
+                trace_id = span._context[0]  # type: ignore[index]
+                self._write_chat_start(
+                    span_id, trace_id, span._name, span._start_time, attributes, session, explicit, up
                 )
-                self._enqueue(record, session)
         except Exception:
             self._fail("on_start")
 
@@ -348,29 +335,34 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed or get_ident() in self._own_threads:
             return
         try:
-            # An SDK span is read through its fields (the properties cost more than the rest of this method),
-            # and a span context by position; anything else through the public API.
             bounded = getattr(span, "_attributes", None)
-            sdk = type(bounded) is BoundedAttributes
-            if sdk:
-                attributes: Mapping[str, Any] = bounded._dict  # type: ignore[union-attr]  # ended: frozen
-                context = span._context
-            else:
-                attributes = dict(span.attributes or {})
-                context = span.get_span_context()
-            if context is None:
+            if type(bounded) is not BoundedAttributes:
+                self._end_other(span)
                 return
+            # The SDK's ended span, read through its fields (frozen now) and its span context by position.
+            attributes = bounded._dict
             if attributes.get(GEN_AI_OPERATION_NAME) != EXECUTE_TOOL and (
-                _KEYS.isdisjoint(attributes) or not (is_tool_span(attributes) or _has_any(attributes, _CHAT_KEYS))
+                _END_KEYS.isdisjoint(attributes)
+                or (_CHAT_KEYSET.isdisjoint(attributes) and not is_tool_span(attributes))
             ):
                 return  # not a tool or chat span
-            trace_id, span_id = context[0], context[1]
+            context = span._context
+            if context is None:
+                return
+            span_id = context[1]
             # The span's own link, made when it started, has its session and the nearest tool span above it.
             link = self._links.get(span_id) or self._old_links.get(span_id)
-            if link is not None:
-                session, up = link[0], link[4]
-            else:
+            if link is None:
                 session, up = self._resolve_unlinked(span, attributes)
+            elif link[5] is not None and link[5] == attributes:
+                return  # a chat span with nothing new since its start was written
+            else:
+                session, up = link[0], link[4]
+            buffer = self._buffer
+            if len(buffer) >= self.max_queue_bytes:
+                self._drop(session)
+                return
+            trace_id = context[0]
             record = (
                 rec.END,
                 self._clock(),
@@ -379,16 +371,12 @@ class TrifectaSpanProcessor(SpanProcessor):
                 trace_id & _LOW_64,
                 up,
                 session,
-                span._name if sdk else span.name,
-                span._start_time if sdk else span.start_time,
-                span._end_time if sdk else span.end_time,
-                span._status._status_code._value_ if sdk else span.status.status_code.value,
+                span._name,
+                span._start_time,
+                span._end_time,
+                span._status._status_code._value_,
                 attributes,
             )
-            buffer = self._buffer
-            if len(buffer) >= self.max_queue_bytes:
-                self._drop(session)
-                return
             # Written now, as one line appended in one step (atomic, so threads never interleave): the span's
             # attributes are then freed with the span, as without the processor.
             try:
@@ -400,6 +388,114 @@ class TrifectaSpanProcessor(SpanProcessor):
                 self._wake.set()
         except Exception:
             self._fail("on_end")
+
+    def _start_other(self, span: Span, parent_context: Context | None) -> None:
+        """``on_start`` for a span that is not the SDK's own (read and stamped through the public API)."""
+        attributes = dict(span.attributes or {})
+        span_id = span.get_span_context().span_id
+        parent = span.parent
+        parent_link = self._find_link(parent.span_id) if parent is not None else None
+        resolved = self._resolve_start(span, attributes, parent_link, parent_context)
+        if resolved is None:
+            return
+        session, explicit, is_tool, is_chat = resolved
+        up = parent_link[2] if parent_link is not None else 0
+        self._links[span_id] = (session, explicit, span_id if is_tool else up, is_tool, up, None)
+        if len(self._links) > self._half_spans:
+            self._rotate_links()
+        level, legs = self._stamps.get(session, _CLEAN)
+        _stamp(span, session, level, legs)
+        if is_chat:
+            attributes = dict(span.attributes or {})
+            trace_id = span.get_span_context().trace_id
+            self._write_chat_start(span_id, trace_id, span.name, span.start_time, attributes, session, explicit, up)
+
+    def _write_chat_start(
+        self,
+        span_id: int,
+        trace_id: int,
+        name: str,
+        start_time: int | None,
+        attributes: Mapping[str, Any],
+        session: str,
+        explicit: bool,
+        up: int,
+    ) -> None:
+        """Write a chat span's start: its user messages and tool definitions count from then. Its link keeps the
+        attributes written, so that its end is written only if they changed."""
+        record = (
+            rec.START,
+            self._clock(),
+            span_id,
+            trace_id >> 64,
+            trace_id & _LOW_64,
+            session,
+            name,
+            start_time,
+            attributes,
+        )
+        self._enqueue(record, session)
+        self._links[span_id] = (session, explicit, up, False, up, dict(attributes))
+
+    def _resolve_start(
+        self,
+        span: Span,
+        attributes: Mapping[str, Any],
+        parent_link: _Link | None,
+        parent_context: Context | None,
+    ) -> tuple[str, bool, bool, bool] | None:
+        """A starting span's session, whether it was named explicitly, whether it is a tool or a chat span;
+        None when it is not agent work in a session."""
+        if attributes.get(GEN_AI_OPERATION_NAME) == EXECUTE_TOOL:
+            relevant = is_tool = True
+            is_chat = False
+        else:
+            relevant = not _KEYS.isdisjoint(attributes)
+            is_tool = relevant and not _TOOL_MARKERS.isdisjoint(attributes) and is_tool_span(attributes)
+            is_chat = relevant and not is_tool and not _CHAT_KEYSET.isdisjoint(attributes)
+        session = read_session_key(attributes) if relevant and not _SESSION_KEYSET.isdisjoint(attributes) else None
+        if session is not None:
+            return session, True, is_tool, is_chat
+        if parent_link is not None and parent_link[1]:
+            return parent_link[0], True, is_tool, is_chat
+        session = _read_baggage_session(parent_context)
+        if session is not None:
+            return session, True, is_tool, is_chat
+        if parent_link is not None:
+            return parent_link[0], False, is_tool, is_chat
+        if relevant:  # a tool, chat or agent span: its trace is its session
+            return _resolve_fallback_session(span), False, is_tool, is_chat
+        return None
+
+    def _end_other(self, span: ReadableSpan) -> None:
+        """``on_end`` for a span that is not the SDK's own (read through the public API)."""
+        attributes = dict(span.attributes or {})
+        context = span.get_span_context()
+        if context is None or not (is_tool_span(attributes) or not _CHAT_KEYSET.isdisjoint(attributes)):
+            return
+        link = self._find_link(context.span_id)
+        if link is None:
+            session, up = self._resolve_unlinked(span, attributes)
+        elif link[5] is not None and link[5] == attributes:
+            return  # a chat span with nothing new since its start was written
+        else:
+            session, up = link[0], link[4]
+        trace_id = context.trace_id
+        record = (
+            rec.END,
+            self._clock(),
+            context.span_id,
+            trace_id >> 64,
+            trace_id & _LOW_64,
+            up,
+            session,
+            span.name,
+            span.start_time,
+            span.end_time,
+            span.status.status_code.value,
+            attributes,
+        )
+        self._enqueue(record, session)
 
     def shutdown(self) -> None:
         """Analyse what is queued, end every session in the engine, and stop it (waits up to 30 s)."""
@@ -911,10 +1007,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(key): _plain(item) for key, item in value.items()}
     return value
-
-
-def _has_any(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
-    return any(key in attributes for key in keys)
 
 
 def _read_baggage_session(context: Context | None) -> str | None:

@@ -229,9 +229,12 @@ class ProcessWorker:
                 self._on_exit(self)
 
 
-def make_process_config(monitor_options: dict[str, Any], engine_options: dict[str, Any], max_bytes: int) -> bytes:
+def make_process_config(
+    monitor_options: dict[str, Any], engine_options: dict[str, Any], max_bytes: int, niceness: int
+) -> bytes:
     """The configuration the child reads first (raises ValueError when the rules cannot be sent)."""
     try:
-        return pickle.dumps({"monitor": monitor_options, "engine": engine_options, "max_bytes": max_bytes})
+        config = {"monitor": monitor_options, "engine": engine_options, "max_bytes": max_bytes, "niceness": niceness}
+        return pickle.dumps(config)
     except Exception as error:
         raise ValueError(f"the rules cannot be sent to the engine process ({error}); use worker='thread'") from error

@@ -79,6 +79,17 @@ def test_the_engine_runs_in_its_own_process_and_stops_with_the_processor() -> No
     assert processor.errors == {}
 
 
+@pytest.mark.parametrize("niceness", [0, 10])
+def test_the_engine_process_yields_to_the_application_by_its_niceness(niceness: int) -> None:
+    processor = TrifectaSpanProcessor(engine_niceness=niceness)
+    provider, _ = make_provider(processor)
+    emit_call(provider.get_tracer("t"), "s1", 1)
+    assert processor.force_flush()
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, read_engine_pid(processor)) == min(19, ours + niceness)
+    processor.shutdown()
+
+
 def test_a_dead_engine_process_is_replaced_and_its_sessions_get_a_gap_alert(caplog: pytest.LogCaptureFixture) -> None:
     alerts: list[TrifectaAlert] = []
     processor = TrifectaSpanProcessor(on_alert=alerts.append)
@@ -261,6 +272,8 @@ def test_configuration_errors_are_raised_when_the_processor_is_made() -> None:
         TrifectaSpanProcessor(worker="thread", max_queue_bytes=0)
     with pytest.raises(ValueError):
         TrifectaSpanProcessor(worker="elsewhere")
+    with pytest.raises(ValueError, match="engine_niceness"):
+        TrifectaSpanProcessor(engine_niceness=20)
     processor = TrifectaSpanProcessor(rules=Unpicklable(), worker="thread")  # fine in this process
     provider, exporter = make_provider(processor)
     emit_call(provider.get_tracer("t"), "s", 1)
