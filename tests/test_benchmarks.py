@@ -1,0 +1,46 @@
+"""The benchmarks run end to end on a small workload and report what they promise (not their figures)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_bench(*arguments: str) -> str:
+    """Run a benchmark script; its standard output (fails on a non-zero exit)."""
+    done = subprocess.run(
+        [sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("ablation", [[], ["--hooks-only"], ["--stamps-only"]])
+def test_bench_otel_takes_turns_and_reports_ratio_alerts_and_losses(ablation: list[str]) -> None:
+    out = run_bench(
+        "bench/bench_otel.py",
+        "--workload",
+        "synthetic",
+        "--spans",
+        "400",
+        "--calls",
+        "20",
+        "--repeats",
+        "2",
+        "--turn",
+        "3",
+        *ablation,
+    )
+    assert "the sides take turns every 3 sessions" in out
+    assert len(re.findall(r"pass \d: without .* ratio \d+\.\d{3}", out)) == 2
+    assert re.search(r"ratio \(median of 2\): \d+\.\d{3}", out)
+    alerts = int(re.search(r"alerts logged: ([\d,]+)", out).group(1).replace(",", ""))  # type: ignore[union-attr]
+    # The synthetic sessions get armed and send mail: the engine fed means alerts, the ablations none.
+    assert (alerts > 0) == (not ablation)
+    assert "spans dropped: 0; internal errors: 0" in out
