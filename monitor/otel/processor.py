@@ -350,14 +350,10 @@ class TrifectaSpanProcessor(SpanProcessor):
             if context is None:
                 return
             span_id = context[1]
-            # The span's own link, made when it started, has its session and the nearest tool span above it.
-            link = self._links.get(span_id) or self._old_links.get(span_id)
-            if link is None:
-                session, up = self._resolve_unlinked(span, attributes)
-            elif link[5] is not None and link[5] == attributes:
-                return  # a chat span with nothing new since its start was written
-            else:
-                session, up = link[0], link[4]
+            resolved = self._resolve_end(span, span_id, attributes)
+            if resolved is None:
+                return
+            session, up = resolved
             buffer = self._buffer
             if len(buffer) >= self.max_queue_bytes:
                 self._drop(session)
@@ -467,19 +463,26 @@ class TrifectaSpanProcessor(SpanProcessor):
             return _resolve_fallback_session(span), False, is_tool, is_chat
         return None
 
+    def _resolve_end(self, span: ReadableSpan, span_id: int, attributes: Mapping[str, Any]) -> tuple[str, int] | None:
+        """An ending span's session and the nearest tool span above it, from the link made when it started;
+        None for a chat span with nothing new since its start was written."""
+        link = self._links.get(span_id) or self._old_links.get(span_id)
+        if link is None:
+            return self._resolve_unlinked(span, attributes)
+        if link[5] is not None and link[5] == attributes:
+            return None
+        return link[0], link[4]
+
     def _end_other(self, span: ReadableSpan) -> None:
         """``on_end`` for a span that is not the SDK's own (read through the public API)."""
         attributes = dict(span.attributes or {})
         context = span.get_span_context()
         if context is None or not (is_tool_span(attributes) or not _CHAT_KEYSET.isdisjoint(attributes)):
             return
-        link = self._find_link(context.span_id)
-        if link is None:
-            session, up = self._resolve_unlinked(span, attributes)
-        elif link[5] is not None and link[5] == attributes:
-            return  # a chat span with nothing new since its start was written
-        else:
-            session, up = link[0], link[4]
+        resolved = self._resolve_end(span, context.span_id, attributes)
+        if resolved is None:
+            return
+        session, up = resolved
         trace_id = context.trace_id
         record = (
             rec.END,
