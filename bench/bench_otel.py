@@ -46,13 +46,16 @@ default under this overload.
 
 Two ablations: ``--hooks-only`` measures the processor's hooks alone (the records are written as usual but
 discarded instead of being handed to the engine, so no alerts come back and no engine runs beside the
-application); ``--stamps-only`` puts in the processor's place one that only writes the three ``trifecta.*``
-attributes on every span as it starts: what those attributes cost by themselves, in the SDK and in the
-exporter, which no processor that stamps them can go below. Usage::
+application); ``--stamps-only`` puts in the processor's place one that only writes the ``trifecta.*`` attributes
+as the processor does (``trifecta.session_id`` on every span, ``trifecta.level`` and ``trifecta.legs`` on the
+spans ``--level-stamps`` names: tool spans by default, as the processor's ``level_stamps``): what those
+attributes cost by themselves, in the SDK and in the exporter, which no processor that stamps them can go
+below. Usage::
 
     python bench/bench_otel.py [--workload agentdojo|synthetic] [--spans 100000] [--calls 20] [--repeats 5]
                                [--turn 50] [--no-content] [--otlp] [--worker process|thread] [--archive PATH]
-                               [--max-queue-mib 512] [--hooks-only | --stamps-only]
+                               [--max-queue-mib 512] [--level-stamps tools|all|none]
+                               [--hooks-only | --stamps-only]
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ARCHIVE = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 sys.path.insert(0, str(ROOT))
 
-from monitor.otel import TrifectaSpanProcessor  # noqa: E402
+from monitor.otel import LevelStamps, TrifectaSpanProcessor  # noqa: E402
 from monitor.otel.names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID  # noqa: E402
 
 # (tool as the host names it, arguments, result); "{n}" is the session number.
@@ -135,14 +138,20 @@ class OtlpEncodingExporter(SpanExporter):
 
 
 class StampOnly(SpanProcessor):
-    """Writes the three attributes the monitor stamps, and does nothing else (``--stamps-only``)."""
+    """Writes the attributes the monitor stamps, on the spans it stamps them on, and does nothing else
+    (``--stamps-only``): the session id on every span, the level and legs on those ``level_stamps`` says."""
+
+    def __init__(self, level_stamps: LevelStamps) -> None:
+        self.tools = level_stamps is not LevelStamps.NONE
+        self.others = level_stamps is LevelStamps.ALL
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         """Stamp the span as the processor does (into the SDK's own attribute dict, with no validation)."""
         attributes = span._attributes._dict  # type: ignore[union-attr]
         attributes[ATTR_SESSION_ID] = "bench-session"
-        attributes[ATTR_LEVEL] = "armed"
-        attributes[ATTR_LEGS] = "private_data,untrusted_content"
+        if self.tools if attributes.get("gen_ai.operation.name") == "execute_tool" else self.others:
+            attributes[ATTR_LEVEL] = "armed"
+            attributes[ATTR_LEGS] = "private_data,untrusted_content"
 
 
 class NullLogExporter(LogRecordExporter):
@@ -336,15 +345,19 @@ def main() -> None:
     parser.add_argument("--otlp", action="store_true", help="BatchSpanProcessor + OTLP protobuf encoding")
     parser.add_argument("--worker", choices=["process", "thread"], default="process", help="where the engine runs")
     parser.add_argument(
+        "--level-stamps",
+        choices=[kind.value for kind in LevelStamps],
+        default=LevelStamps.TOOLS.value,
+        help="the spans stamped with the level and legs (default: tools, the processor's default)",
+    )
+    parser.add_argument(
         "--max-queue-mib", type=int, default=512, help="the processor's max_queue_bytes, in MiB (default 512)"
     )
     ablations = parser.add_mutually_exclusive_group()
     ablations.add_argument(
         "--hooks-only", action="store_true", help="discard the records instead of feeding the engine (ablation)"
     )
-    ablations.add_argument(
-        "--stamps-only", action="store_true", help="only stamp the three attributes on every span (ablation)"
-    )
+    ablations.add_argument("--stamps-only", action="store_true", help="only stamp the trifecta.* attributes (ablation)")
     args = parser.parse_args()
     if args.workload == "agentdojo":
         if not args.archive.is_file():
@@ -364,11 +377,15 @@ def main() -> None:
     log_exporter = NullLogExporter()
     logger_provider = LoggerProvider(shutdown_on_exit=False)
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_exporter))
+    level_stamps = LevelStamps(args.level_stamps)
     processor = TrifectaSpanProcessor(
-        logger_provider=logger_provider, worker=args.worker, max_queue_bytes=args.max_queue_mib << 20
+        logger_provider=logger_provider,
+        worker=args.worker,
+        max_queue_bytes=args.max_queue_mib << 20,
+        level_stamps=level_stamps,
     )
     plain, plain_export = make_provider(args.otlp, None)
-    monitored, monitored_export = make_provider(args.otlp, StampOnly() if args.stamps_only else processor)
+    monitored, monitored_export = make_provider(args.otlp, StampOnly(level_stamps) if args.stamps_only else processor)
 
     run(plain, warm, "warm-up-")
     run(monitored, warm, "warm-up-")
@@ -382,8 +399,11 @@ def main() -> None:
     print(f"tool spans per side: {total:,} in {len(sessions):,} sessions, {described}")
     engine = "none (--hooks-only: records discarded)" if args.hooks_only else args.worker
     if args.stamps_only:
-        engine = "none (--stamps-only: a processor that only stamps the three attributes)"
-    print(f"exporter on both sides: {exporter}; engine: {engine}; max_queue_bytes: {args.max_queue_mib} MiB")
+        engine = "none (--stamps-only: a processor that only stamps the trifecta.* attributes)"
+    print(
+        f"exporter on both sides: {exporter}; engine: {engine}; max_queue_bytes: {args.max_queue_mib} MiB; "
+        f"level and legs stamped on: {level_stamps.value}"
+    )
     print(f"the sides take turns every {args.turn} sessions; the engine process is paused while the other side runs")
     sides: dict[str, tuple[TracerProvider, SpanProcessor | None]] = {
         "without": (plain, plain_export if args.otlp else None),

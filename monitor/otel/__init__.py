@@ -14,9 +14,10 @@ the MCP client span, the MCP server span) is held until its outermost tool span 
 as the reader merges it. Chat spans give the user messages and the tool definitions offered to the model,
 read when the span starts and again when it ends; each is taken once per session.
 
-**What it writes.** Every span of a session gets ``trifecta.session_id``, ``trifecta.level`` and
-``trifecta.legs`` when it starts (the level and legs as the engine knows them at that moment; the legs as
-one string, :func:`format_legs`). Each alert
+**What it writes.** Every span of a session gets ``trifecta.session_id`` when it starts, and each tool span
+``trifecta.level`` and ``trifecta.legs`` too: the session's level and legs as the engine knows them when the
+call starts, the legs as one string (:func:`format_legs`). ``level_stamps`` (:class:`LevelStamps`) puts them
+on every span of the session instead, or on none. Each alert
 becomes one OpenTelemetry log record (event name ``trifecta.alert``) in the trace context of the span that
 triggered it, goes to the ``on_alert`` callback, and is counted when a meter provider is given.
 
@@ -60,7 +61,7 @@ from monitor.otel.names import (
     read_legs,
     summarize_evidence,
 )
-from monitor.otel.processor import TrifectaSpanProcessor, WorkerKind
+from monitor.otel.processor import LevelStamps, TrifectaSpanProcessor, WorkerKind
 
 __all__ = [
     "ALERT_EVENT_NAME",
@@ -77,6 +78,7 @@ __all__ = [
     "ATTR_SESSION_ID",
     "ATTR_TOOL",
     "BAGGAGE_SESSION_KEYS",
+    "LevelStamps",
     "METRIC_ALERTS",
     "METRIC_DECISIONS",
     "METRIC_DROPPED",

@@ -81,7 +81,7 @@ from monitor.otel.names import (
 from monitor.otel.workers import ProcessWorker, ThreadWorker, Worker, make_process_config
 from monitor.session.monitor import SessionMonitor
 
-__all__ = ["TrifectaSpanProcessor", "WorkerKind"]
+__all__ = ["LevelStamps", "TrifectaSpanProcessor", "WorkerKind"]
 
 logger = logging.getLogger("monitor.otel")
 
@@ -91,6 +91,15 @@ class WorkerKind(StrEnum):
 
     PROCESS = "process"  # a child process: the engine does not compete with the application for the GIL
     THREAD = "thread"  # the processor's delivery thread, in this process
+
+
+class LevelStamps(StrEnum):
+    """Which spans of a session get ``trifecta.level`` and ``trifecta.legs`` when they start (every one of them
+    gets ``trifecta.session_id``)."""
+
+    TOOLS = "tools"  # tool spans: the level and legs each call started at (the default)
+    ALL = "all"  # every span of the session, its agent, chat and other spans too
+    NONE = "none"  # none: the session id only
 
 
 _SCOPE = "trifecta-monitor"
@@ -121,7 +130,6 @@ _CHAT_KEYSET = frozenset(_CHAT_KEYS)
 _TOOL_MARKERS = frozenset((MCP_METHOD_NAME, OPENINFERENCE_SPAN_KIND, TRACELOOP_SPAN_KIND))
 _END_KEYS = _TOOL_MARKERS | _CHAT_KEYSET
 _CLEAN: tuple[str, str] = (Level.CLEAN.value, "")
-_STAMPS = 3  # attributes stamped on a span when it starts
 _LOW_64 = (1 << 64) - 1
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
@@ -162,10 +170,11 @@ class TrifectaSpanProcessor(SpanProcessor):
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
-    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long
-    :meth:`check_tool_call` waits. ``engine_niceness`` lowers the engine process's scheduling priority
-    (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads, its exporters
-    included, run before the engine, which catches up when the processors are free.
+    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long :meth:`check_tool_call` waits.
+    ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
+    default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
+    scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,
+    its exporters included, run before the engine, which catches up when the processors are free.
     """
 
     def __init__(
@@ -185,6 +194,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         session_ttl: float = 3600.0,
         max_queue_bytes: int = 128 * 1024 * 1024,
         check_timeout: float = 5.0,
+        level_stamps: LevelStamps | str = LevelStamps.TOOLS,
         engine_niceness: int = 10,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -195,6 +205,13 @@ class TrifectaSpanProcessor(SpanProcessor):
             raise ValueError("the bounds, time-to-lives and timeout must be positive")
         if not 0 <= engine_niceness <= 19:
             raise ValueError("engine_niceness must be from 0 (the application's priority) to 19 (the lowest)")
+        if level_stamps not in tuple(LevelStamps):
+            choices = ", ".join(kind.value for kind in LevelStamps)
+            raise ValueError(f"level_stamps must be one of {choices}, not {level_stamps!r}")
+        self.level_stamps = LevelStamps(level_stamps)
+        # Whether a tool span, and any other span, gets the level and legs (read on every span's start).
+        self._levels_on_tools = self.level_stamps is not LevelStamps.NONE
+        self._levels_on_others = self.level_stamps is LevelStamps.ALL
         kind = WorkerKind(worker) if worker is not None else None
         if kind is None:
             kind = WorkerKind.THREAD if monitor is not None else WorkerKind.PROCESS
@@ -262,7 +279,11 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._rotate_at = self._clock() + self.span_ttl / 2
         self._half_spans = max(1, self.max_spans // 2)
         self._stamps: dict[str, tuple[str, str]] = {}
-        self._buffer = bytearray()  # records written for the engine, one per line
+        # Records written for the engine, one line each, in order: appended and taken under the lock, in one
+        # step each (a bytearray grown and emptied instead reallocates, and faults in fresh pages, as it goes).
+        self._queue_lock = threading.Lock()
+        self._queued: list[bytes] = []
+        self._queued_bytes = 0
         self._gaps_lock = threading.Lock()
         self._gaps: dict[str, int] = {}
         self._replies: dict[int, _Reply] = {}
@@ -311,17 +332,17 @@ class TrifectaSpanProcessor(SpanProcessor):
             links[span_id] = (session, explicit, span_id if is_tool else up, is_tool, up, None)
             if len(links) > self._half_spans:
                 self._rotate_links()
-            level, legs = self._stamps.get(session, _CLEAN)
+            levels = self._levels_on_tools if is_tool else self._levels_on_others
             if bounded.max_value_len is None and (
-                bounded.maxlen is None or len(attributes) + _STAMPS <= bounded.maxlen
+                bounded.maxlen is None or len(attributes) + (3 if levels else 1) <= bounded.maxlen
             ):
                 # The SDK's set_attributes validates every value (microseconds per span); ours are known to be
                 # strings that need no truncation, and a span is frozen only when it ends.
                 attributes[ATTR_SESSION_ID] = session
-                attributes[ATTR_LEVEL] = level
-                attributes[ATTR_LEGS] = legs
+                if levels:
+                    attributes[ATTR_LEVEL], attributes[ATTR_LEGS] = self._stamps.get(session, _CLEAN)
             else:
-                _stamp(span, session, level, legs)
+                _stamp(span, session, self._stamps.get(session, _CLEAN) if levels else None)
             if is_chat:
                 trace_id = span._context[0]  # type: ignore[index]
                 self._write_chat_start(
@@ -354,8 +375,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             if resolved is None:
                 return
             session, up = resolved
-            buffer = self._buffer
-            if len(buffer) >= self.max_queue_bytes:
+            if self._queued_bytes >= self.max_queue_bytes:
                 self._drop(session)
                 return
             trace_id = context[0]
@@ -373,12 +393,14 @@ class TrifectaSpanProcessor(SpanProcessor):
                 span._status._status_code._value_,
                 attributes,
             )
-            # Written now, as one line appended in one step (atomic, so threads never interleave): the span's
-            # attributes are then freed with the span, as without the processor.
+            # Written now, so that the span's attributes are freed with the span, as without the processor.
             try:
-                buffer.extend(_dumps(record, default=str, option=_NEWLINE))
+                line = _dumps(record, default=str, option=_NEWLINE)
             except TypeError:
-                buffer.extend(_dump(record))
+                line = _dump(record)
+            with self._queue_lock:
+                self._queued.append(line)
+                self._queued_bytes += len(line)
             if self._idle:
                 self._idle = False
                 self._wake.set()
@@ -399,8 +421,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._links[span_id] = (session, explicit, span_id if is_tool else up, is_tool, up, None)
         if len(self._links) > self._half_spans:
             self._rotate_links()
-        level, legs = self._stamps.get(session, _CLEAN)
-        _stamp(span, session, level, legs)
+        levels = self._levels_on_tools if is_tool else self._levels_on_others
+        _stamp(span, session, self._stamps.get(session, _CLEAN) if levels else None)
         if is_chat:
             attributes = dict(span.attributes or {})
             trace_id = span.get_span_context().trace_id
@@ -505,7 +527,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed:
             return
         try:
-            if self._worker is not None or self._buffer:
+            if self._worker is not None or self._queued:
                 self._ask(rec.ASK_CLOSE, None, 30.0)
         except Exception:
             self._fail("shutdown")
@@ -652,11 +674,13 @@ class TrifectaSpanProcessor(SpanProcessor):
     # -- the queue ----------------------------------------------------------------------------------
 
     def _enqueue(self, record: tuple[Any, ...], session: str, bounded: bool = True) -> None:
-        buffer = self._buffer
-        if bounded and len(buffer) >= self.max_queue_bytes:
+        if bounded and self._queued_bytes >= self.max_queue_bytes:
             self._drop(session)
             return
-        buffer.extend(_dump(record))
+        line = _dump(record)
+        with self._queue_lock:
+            self._queued.append(line)
+            self._queued_bytes += len(line)
         if self._idle or not bounded:
             self._idle = False
             self._wake.set()
@@ -682,26 +706,23 @@ class TrifectaSpanProcessor(SpanProcessor):
         while True:
             self._wake.wait(_IDLE_WAIT if self._idle else _BUSY_WAIT)
             self._wake.clear()
-            # Whole lines only: every append is one whole line, so any length read is at a line's end.
-            buffer = self._buffer
-            taken = len(buffer)
-            batch = buffer[:taken]
-            del buffer[:taken]
+            with self._queue_lock:
+                lines, self._queued = self._queued, []
+                self._queued_bytes = 0
             with self._gaps_lock:
                 gaps, self._gaps = self._gaps, {}
             now = self._clock()
             if now >= self._rotate_at:
                 self._rotate_links()
-            for session, count in gaps.items():
-                batch += _dump((rec.GAP, now, session, count))
+            lines.extend(_dump((rec.GAP, now, session, count)) for session, count in gaps.items())
             worker = self._worker
-            if batch:
+            if lines:
                 empty = 0
                 try:
-                    self._deliver(batch)
+                    self._deliver(lines)
                 except Exception:
                     self._fail("deliver")
-                    self._fail_requests(batch)
+                    self._fail_requests(lines)
             elif worker is not None and not self._flush_worker(worker):
                 empty = 0  # written batches wait for the engine process: look again soon
             elif self._stopped.is_set():
@@ -711,8 +732,8 @@ class TrifectaSpanProcessor(SpanProcessor):
                 if empty >= _IDLE_AFTER:
                     self._idle = True
 
-    def _deliver(self, batch: bytearray) -> None:
-        """Hand a batch of written records (one per line) to the engine."""
+    def _deliver(self, batch: list[bytes]) -> None:
+        """Hand a batch of written records (one line each) to the engine."""
         # A process that cannot be started falls back to a thread: the second attempt makes that.
         worker = self._worker or self._start_worker() or self._start_worker()
         if worker is None:
@@ -724,17 +745,17 @@ class TrifectaSpanProcessor(SpanProcessor):
             if kept:
                 worker.deliver(kept, force=True)
 
-    def _drop_batch(self, batch: bytearray) -> bytearray:
+    def _drop_batch(self, batch: list[bytes]) -> list[bytes]:
         """Drop the spans of a batch, counted and told to their sessions; return the rest (requests, gaps)."""
-        kept = bytearray()
-        for line in batch.splitlines(keepends=True):
+        kept = []
+        for line in batch:
             record = orjson.loads(line)
             if record[0] == rec.END:
                 self._drop(record[rec.E_SESSION])
             elif record[0] == rec.START:
                 self._drop(record[rec.S_SESSION])
             else:
-                kept += line
+                kept.append(line)
         return kept
 
     def _flush_worker(self, worker: Worker) -> bool:
@@ -789,9 +810,9 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._stamps.clear()
         self._wake.set()
 
-    def _fail_requests(self, batch: bytearray) -> None:
+    def _fail_requests(self, batch: list[bytes]) -> None:
         """Requests in a batch that could not be delivered are answered as failed at once."""
-        for line in batch.splitlines():
+        for line in batch:
             if not line.startswith((b'["k",', b'["q",')):
                 continue
             record = orjson.loads(line)
@@ -985,14 +1006,17 @@ class TrifectaSpanProcessor(SpanProcessor):
 # -- helpers -----------------------------------------------------------------------------------------
 
 
-def _stamp(span: Span, session: str, level: str, legs: str) -> None:
-    """Stamp through the public API, unless the span is at its attribute count limit (it would drop its
-    oldest attributes for ours: it stays as it is)."""
+def _stamp(span: Span, session: str, levels: tuple[str, str] | None) -> None:
+    """Stamp through the public API (the level and legs too, when given), unless the span is at its attribute
+    count limit (it would drop its oldest attributes for ours: it stays as it is)."""
+    stamps = {ATTR_SESSION_ID: session}
+    if levels is not None:
+        stamps[ATTR_LEVEL], stamps[ATTR_LEGS] = levels
     limits = getattr(span, "_limits", None)
     limit = getattr(limits, "max_span_attributes", None)
     attributes = span.attributes or {}
-    if not isinstance(limit, int) or len(attributes) + _STAMPS <= limit:
-        span.set_attributes({ATTR_SESSION_ID: session, ATTR_LEVEL: level, ATTR_LEGS: legs})
+    if not isinstance(limit, int) or len(attributes) + len(stamps) <= limit:
+        span.set_attributes(stamps)
 
 
 def _dump(record: tuple[Any, ...]) -> bytes:

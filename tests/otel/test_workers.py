@@ -58,6 +58,16 @@ def read_engine_pid(processor: TrifectaSpanProcessor) -> int:
     return worker.process.pid
 
 
+def start_engine(session: str, **options: Any) -> tuple[TrifectaSpanProcessor, trace.Tracer, int]:
+    """A processor whose engine process runs, after one call of ``session``: it, a tracer, the engine's pid."""
+    processor = TrifectaSpanProcessor(**options)
+    provider, _ = make_provider(processor)
+    tracer = provider.get_tracer("t")
+    emit_call(tracer, session, 0)
+    assert processor.force_flush()
+    return processor, tracer, read_engine_pid(processor)
+
+
 def test_the_engine_runs_in_its_own_process_and_stops_with_the_processor() -> None:
     processor = TrifectaSpanProcessor()
     assert processor.worker_kind is WorkerKind.PROCESS and processor.monitor is None
@@ -179,12 +189,7 @@ def test_a_full_queue_drops_spans_counts_them_and_tells_the_session(caplog: pyte
 
 
 def test_the_bytes_waiting_for_the_engine_process_are_bounded() -> None:
-    processor = TrifectaSpanProcessor(max_queue_bytes=256 * 1024)
-    provider, _ = make_provider(processor)
-    tracer = provider.get_tracer("t")
-    emit_call(tracer, "big", 0)
-    assert processor.force_flush()
-    pid = read_engine_pid(processor)
+    processor, tracer, pid = start_engine("big", max_queue_bytes=256 * 1024)
     os.kill(pid, signal.SIGSTOP)  # the engine stops reading: its pipe, then the bytes waiting, fill up
     try:
         for number in range(1, 80):
@@ -201,6 +206,29 @@ def test_the_bytes_waiting_for_the_engine_process_are_bounded() -> None:
     report = processor.session("big")
     assert report is not None
     assert any(a.kind.value == "monitoring-gap" for a in report.alerts)
+    assert processor.errors == {}
+    processor.shutdown()
+
+
+def test_records_reach_the_engine_process_whole_and_in_order_when_its_pipe_fills() -> None:
+    processor, tracer, pid = start_engine("order")
+    os.kill(pid, signal.SIGSTOP)  # the pipe fills: lines are written in parts, many per system call
+    try:
+        for number in range(1, 1500):
+            emit_call(tracer, "order", number, size=number % 7 * 1000)  # lines of many lengths
+        deadline = time.monotonic() + 10
+        worker = processor._worker
+        assert isinstance(worker, ProcessWorker)
+        while not worker.backlog and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert worker.backlog, "the engine's pipe never filled"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert processor.force_flush(60_000)
+    report = processor.session("order")
+    assert report is not None
+    assert [call.call_id for call in report.calls] == [f"order-{number}" for number in range(1500)]
+    assert processor.dropped == 0
     assert processor.errors == {}
     processor.shutdown()
 
@@ -274,6 +302,8 @@ def test_configuration_errors_are_raised_when_the_processor_is_made() -> None:
         TrifectaSpanProcessor(worker="elsewhere")
     with pytest.raises(ValueError, match="engine_niceness"):
         TrifectaSpanProcessor(engine_niceness=20)
+    with pytest.raises(ValueError, match="level_stamps must be one of tools, all, none, not 'calls'"):
+        TrifectaSpanProcessor(level_stamps="calls")
     processor = TrifectaSpanProcessor(rules=Unpicklable(), worker="thread")  # fine in this process
     provider, exporter = make_provider(processor)
     emit_call(provider.get_tracer("t"), "s", 1)
@@ -282,12 +312,7 @@ def test_configuration_errors_are_raised_when_the_processor_is_made() -> None:
 
 
 def test_a_forked_application_gets_its_own_engine() -> None:
-    processor = TrifectaSpanProcessor()
-    provider, _ = make_provider(processor)
-    tracer = provider.get_tracer("t")
-    emit_call(tracer, "parent", 1)
-    assert processor.force_flush()
-    parent_engine = read_engine_pid(processor)
+    processor, tracer, parent_engine = start_engine("parent")
     pid = os.fork()
     if pid == 0:  # the child: a fresh processor state, its own engine, the parent's sessions not shared
         code = 1
