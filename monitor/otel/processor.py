@@ -31,6 +31,7 @@ from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.context import Context
 from opentelemetry.metrics import Counter as MetricCounter
 from opentelemetry.metrics import MeterProvider
+from opentelemetry.sdk import trace as sdk_trace
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
@@ -103,12 +104,17 @@ class LevelStamps(StrEnum):
 
 
 _SCOPE = "trifecta-monitor"
-_SEVERITY_NUMBER = {
-    Severity.INFO: SeverityNumber.INFO,
-    Severity.WARNING: SeverityNumber.WARN,
-    Severity.HIGH: SeverityNumber.ERROR,
-    Severity.CRITICAL: SeverityNumber.FATAL,
+# A log record's severity number and text, by the alert's severity (as the engine writes it).
+_LOG_SEVERITY: dict[str, tuple[SeverityNumber, str]] = {
+    severity.value: (number, severity.value.upper())
+    for severity, number in (
+        (Severity.INFO, SeverityNumber.INFO),
+        (Severity.WARNING, SeverityNumber.WARN),
+        (Severity.HIGH, SeverityNumber.ERROR),
+        (Severity.CRITICAL, SeverityNumber.FATAL),
+    )
 }
+_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 # A span that marks GenAI work (its session is worth resolving and stamping even without a session key).
 _GENAI_MARKERS = (GEN_AI_OPERATION_NAME, OPENINFERENCE_SPAN_KIND, TRACELOOP_SPAN_KIND)
 # Attributes that carry user messages or tool definitions (what the engine reads on chat spans).
@@ -130,6 +136,8 @@ _CHAT_KEYSET = frozenset(_CHAT_KEYS)
 _TOOL_MARKERS = frozenset((MCP_METHOD_NAME, OPENINFERENCE_SPAN_KIND, TRACELOOP_SPAN_KIND))
 _END_KEYS = _TOOL_MARKERS | _CHAT_KEYSET
 _CLEAN: tuple[str, str] = (Level.CLEAN.value, "")
+# The class of the spans the SDK's tracer makes: tested first, as ``isinstance`` on an abstract class runs Python.
+_SDK_SPAN: type = getattr(sdk_trace, "_Span", Span)
 _LOW_64 = (1 << 64) - 1
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
@@ -303,7 +311,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._closed or get_ident() in self._own_threads:
             return
         try:
-            if not isinstance(span, Span):  # (the SDK's tracer makes a subclass)
+            if type(span) is not _SDK_SPAN and not isinstance(span, Span):
                 self._start_other(span, parent_context)
                 return
             # An SDK span is read through its fields (its properties cost as much as the rest of this method),
@@ -939,15 +947,16 @@ class TrifectaSpanProcessor(SpanProcessor):
         """One log record, one counter increment and one callback per alert; each guarded on its own."""
         _, trace_hi, trace_lo, span_id, attributes, body, alert_json, decision_json = message
         trace_id = (trace_hi << 64) | trace_lo
-        severity = Severity(attributes[ATTR_ALERT_SEVERITY])
+        severity = attributes[ATTR_ALERT_SEVERITY]
         if self._logger is not None:
             try:
-                context = SpanContext(trace_id, span_id, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+                context = SpanContext(trace_id, span_id, is_remote=False, trace_flags=_SAMPLED)
+                severity_number, severity_text = _LOG_SEVERITY[severity]
                 self._logger.emit(
                     timestamp=time.time_ns(),
                     context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
-                    severity_number=_SEVERITY_NUMBER[severity],
-                    severity_text=severity.value.upper(),
+                    severity_number=severity_number,
+                    severity_text=severity_text,
                     body=body,
                     attributes=attributes,
                     event_name=ALERT_EVENT_NAME,
@@ -957,7 +966,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         if self._alerts_counter is not None:
             try:
                 self._alerts_counter.add(
-                    1, {ATTR_ALERT_KIND: attributes[ATTR_ALERT_KIND], ATTR_ALERT_SEVERITY: severity.value}
+                    1, {ATTR_ALERT_KIND: attributes[ATTR_ALERT_KIND], ATTR_ALERT_SEVERITY: severity}
                 )
             except Exception:
                 self._fail("metrics")

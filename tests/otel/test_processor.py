@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from opentelemetry import baggage, context, trace
+from opentelemetry._logs import SeverityNumber
 from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor, ReadWriteLogRecord
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.metrics import MeterProvider
@@ -33,9 +34,11 @@ from monitor.ingest.records import RecordError
 from monitor.ingest.spans import SpanAssembler, convert_readable_span
 from monitor.models.decisions import Action
 from monitor.models.reports import SessionReport
+from monitor.models.tools import Severity
 from monitor.otel import (
     ALERT_EVENT_NAME,
     ATTR_ALERT_KIND,
+    ATTR_ALERT_SEVERITY,
     ATTR_CALL_ID,
     ATTR_LEGS,
     ATTR_LEVEL,
@@ -53,6 +56,13 @@ from monitor.session.monitor import SessionMonitor
 ROOT = Path(__file__).resolve().parent.parent.parent
 SESSIONS = sorted((ROOT / "samples" / "sessions").glob("*.jsonl"))
 INCIDENTS = ("calendar-invite", "github-public-issue", "supabase-ticket")
+# An alert log record's severity, by the alert's (docs/otel.md).
+LOG_SEVERITY = {
+    Severity.INFO: (SeverityNumber.INFO, "INFO"),
+    Severity.WARNING: (SeverityNumber.WARN, "WARNING"),
+    Severity.HIGH: (SeverityNumber.ERROR, "HIGH"),
+    Severity.CRITICAL: (SeverityNumber.FATAL, "CRITICAL"),
+}
 MS = 1_000_000
 
 
@@ -389,6 +399,8 @@ def test_live_alerts_equal_offline_analysis(flavour: str, worker: str) -> None:
         assert [(r.attributes[ATTR_ALERT_KIND], r.body) for r in got] == [(a.kind.value, a.message) for a in expected]
         for record, alert in zip(got, expected, strict=True):
             assert record.attributes.get(ATTR_CALL_ID) == alert.call_id
+            assert record.attributes[ATTR_ALERT_SEVERITY] == alert.severity.value
+            assert (record.severity_number, record.severity_text) == LOG_SEVERITY[alert.severity]
             if alert.call_id in replay.tool_spans:
                 assert record.span_id == replay.tool_spans[alert.call_id]
                 call = next(c for c in session.calls if c.call_id == alert.call_id)
