@@ -19,8 +19,8 @@ import orjson
 from monitor import Posture, SessionMonitor
 from monitor.analysis import AnalysisSummary, analyze_records
 from monitor.ingest import RecordError, read_inputs
-from monitor.ingest.agentdojo import iter_run_files
-from monitor.report.document import JsonDocumentWriter, hash_ruleset
+from monitor.ingest._agentdojo import iter_run_files
+from monitor.report._document import JsonDocumentWriter, hash_ruleset
 
 DEFAULT_ARCHIVE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 

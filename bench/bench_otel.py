@@ -91,7 +91,7 @@ DEFAULT_ARCHIVE = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.
 sys.path.insert(0, str(ROOT))
 
 from monitor.otel import LevelStamps, TrifectaSpanProcessor  # noqa: E402
-from monitor.otel.names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID  # noqa: E402
+from monitor.otel._names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID  # noqa: E402
 
 # (tool as the host names it, arguments, result); "{n}" is the session number.
 CATALOG: list[tuple[str, dict[str, Any], Any]] = [
@@ -199,8 +199,8 @@ def make_synthetic(sessions: int, calls: int, content: bool) -> list[Session]:
 
 def read_agentdojo_sessions(archive: Path) -> list[Session]:
     """The AgentDojo runs that made tool calls, as sessions to trace (in the archive's order)."""
-    from monitor.ingest.agentdojo import read_agentdojo
-    from monitor.models.events import ToolCall, ToolResult, UserMessage
+    from monitor.ingest._agentdojo import read_agentdojo
+    from monitor.models._events import ToolCall, ToolResult, UserMessage
 
     runs: dict[str, tuple[list[str], dict[str, dict[str, Any]]]] = {}
     for event in read_agentdojo(archive):

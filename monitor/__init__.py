@@ -7,14 +7,14 @@ three legs, follows each session, and says, call by call, when they meet.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from monitor.classify.loader import load_rules
-from monitor.classify.overrides import RuleSet
+from monitor.classify._loader import load_rules
+from monitor.classify._overrides import RuleSet
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError, TrifectaError
-from monitor.models.decisions import Action, Alert, AlertKind, Decision, Evidence, Level, Reason
-from monitor.models.legs import Leg, Posture
-from monitor.models.reports import CallReport, SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.models._decisions import Action, Alert, AlertKind, Decision, Evidence, Level, Reason
+from monitor.models._legs import Leg, Posture
+from monitor.models._reports import CallReport, SessionReport
+from monitor.session._monitor import SessionMonitor
 
 try:
     __version__ = version("trifecta-monitor")

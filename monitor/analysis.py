@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.decisions import Action, Reason
-from monitor.models.reports import SessionReport
-from monitor.models.tools import Severity
-from monitor.session.monitor import SessionMonitor
+from monitor.models._decisions import Action, Reason
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.models._tools import Severity
+from monitor.session._monitor import SessionMonitor
 
 _BASELINE_REASONS = frozenset({Reason.BASELINE_ASKS, Reason.BASELINE_BLOCKS})
 

@@ -13,27 +13,27 @@ import orjson
 
 from monitor import __version__
 from monitor.analysis import AnalysisSummary, analyze_records
-from monitor.classify.loader import load_rules
-from monitor.classify.overrides import RuleSet
-from monitor.classify.ruletests import check_test_coverage, run_rule_tests
-from monitor.classify.suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
+from monitor.classify._loader import load_rules
+from monitor.classify._overrides import RuleSet
+from monitor.classify._ruletests import check_test_coverage, run_rule_tests
+from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
 from monitor.clients import CLIENT_TITLES, Client
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
 from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
 from monitor.ingest import InputFormat, RecordError, read_inputs
-from monitor.ingest.toolslist import ToolList, read_tool_list
+from monitor.ingest._toolslist import ToolList, read_tool_list
 from monitor.lint import lint_paths, read_listings
-from monitor.models.events import build_event_schema
-from monitor.models.legs import Posture
-from monitor.models.reports import SessionReport
-from monitor.models.tools import Severity
-from monitor.report.clients import clients_to_json, render_clients
-from monitor.report.document import JsonDocumentWriter, JsonLinesWriter
-from monitor.report.evaluation import print_evaluation
-from monitor.report.lint import lint_to_json, lint_to_sarif, print_lint_table
-from monitor.report.table import TableWriter
-from monitor.session.monitor import SessionMonitor
+from monitor.models._events import build_event_schema
+from monitor.models._legs import Posture
+from monitor.models._reports import SessionReport
+from monitor.models._tools import Severity
+from monitor.report._clients import clients_to_json, render_clients
+from monitor.report._document import JsonDocumentWriter, JsonLinesWriter
+from monitor.report._evaluation import print_evaluation
+from monitor.report._lint import lint_to_json, lint_to_sarif, print_lint_table
+from monitor.report._table import TableWriter
+from monitor.session._monitor import SessionMonitor
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 _MAX_ERRORS_SHOWN = 20

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from monitor.clients import Client, ClientAction, decide_for_client
-from monitor.models.decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
-from monitor.models.legs import Leg
-from monitor.models.tools import ToolAnnotations
-from monitor.session.evidence import LabelledDestination, Origin
-from monitor.session.fingerprints import FragmentMatch
+from monitor.evidence._fingerprints import FragmentMatch
+from monitor.evidence._index import LabelledDestination, Origin
+from monitor.models._decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
+from monitor.models._legs import Leg
+from monitor.models._tools import ToolAnnotations
 
 
 class Policy(BaseModel):

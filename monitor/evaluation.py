@@ -19,16 +19,16 @@ from typing import Any
 
 import orjson
 
-from monitor.classify.layers import OverrideSource
+from monitor.classify._layers import OverrideSource
 from monitor.clients import Client, ClientAction, decide_for_client
-from monitor.ingest.agentdojo import iter_run_files, parse_run
-from monitor.ingest.records import RecordError, SessionEnd
-from monitor.models.decisions import Action, Decision
-from monitor.models.events import ToolCall
-from monitor.models.legs import Posture
-from monitor.models.tools import ToolAnnotations
-from monitor.session.evidence import extract_destinations, find_addresses
-from monitor.session.monitor import SessionMonitor
+from monitor.evidence._index import extract_destinations, find_addresses
+from monitor.ingest._agentdojo import iter_run_files, parse_run
+from monitor.models._decisions import Action, Decision
+from monitor.models._events import ToolCall
+from monitor.models._legs import Posture
+from monitor.models._records import RecordError, SessionEnd
+from monitor.models._tools import ToolAnnotations
+from monitor.session._monitor import SessionMonitor
 
 EXFILTRATION = "exfiltration"
 

@@ -2,9 +2,9 @@ from collections.abc import Iterator
 
 from monitor import SessionMonitor
 from monitor.analysis import AnalysisSummary, analyze_records
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.events import ToolCall, ToolResult, UserMessage
-from monitor.models.reports import SessionReport
+from monitor.models._events import ToolCall, ToolResult, UserMessage
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
 
 
 def many_sessions(n: int) -> Iterator[Record]:

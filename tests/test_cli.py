@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from pydantic import ValidationError
 
 from monitor.cli import main
-from monitor.models.events import EVENT_ADAPTER
+from monitor.models._events import EVENT_ADAPTER
 
 Writer = Callable[..., Path]
 

@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from monitor.decide import CallFacts, Policy, decide, level_of_legs
+from monitor.evidence._fingerprints import FragmentMatch, Transform
+from monitor.evidence._index import Destination, DestinationKind, LabelledDestination, Origin
 from monitor.models import Action, Leg, Level, Reason
-from monitor.session.evidence import Destination, DestinationKind, LabelledDestination, Origin
-from monitor.session.fingerprints import FragmentMatch, Transform
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 
@@ -77,7 +77,7 @@ def test_reasons_and_evidence() -> None:
 
 def test_a_baseline_client_adds_its_own_confirmations_and_the_stricter_action_wins() -> None:
     from monitor.clients import Client
-    from monitor.models.tools import ToolAnnotations
+    from monitor.models._tools import ToolAnnotations
 
     read_only = ToolAnnotations(readOnlyHint=True)
     unhinted = facts(legs_call=frozenset({P}))

@@ -7,7 +7,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from monitor.classify.loader import load_rules
+from monitor.classify._loader import load_rules
 from monitor.cli import main
 from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
 

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from monitor.ingest.agentdojo import is_archive, read_agentdojo
-from monitor.ingest.claude_code import is_subagent_transcript, read_claude_code
-from monitor.ingest.claude_code import sniff as sniff_claude_code
-from monitor.ingest.jsonl import read_jsonl
-from monitor.ingest.mcp import read_mcp
-from monitor.ingest.mcp import sniff as sniff_mcp
-from monitor.ingest.otlp import read_otlp
-from monitor.ingest.otlp import sniff as sniff_otlp
-from monitor.ingest.records import Record, RecordError, RecordStream, SessionEnd
+from monitor.ingest._agentdojo import is_archive, read_agentdojo
+from monitor.ingest._claude_code import is_subagent_transcript, read_claude_code
+from monitor.ingest._claude_code import sniff as sniff_claude_code
+from monitor.ingest._jsonl import read_jsonl
+from monitor.ingest._mcp import read_mcp
+from monitor.ingest._mcp import sniff as sniff_mcp
+from monitor.ingest._otlp import read_otlp
+from monitor.ingest._otlp import sniff as sniff_otlp
+from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
 
 __all__ = [
     "InputFormat",

@@ -1,6 +1,6 @@
 """Value models shared by every part of trifecta-monitor."""
 
-from monitor.models.decisions import (
+from monitor.models._decisions import (
     ALERT_SEVERITY,
     Action,
     Alert,
@@ -11,7 +11,7 @@ from monitor.models.decisions import (
     Level,
     Reason,
 )
-from monitor.models.events import (
+from monitor.models._events import (
     AssistantMessage,
     Event,
     ToolCall,
@@ -19,8 +19,8 @@ from monitor.models.events import (
     ToolsListed,
     UserMessage,
 )
-from monitor.models.legs import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance, sort_legs
-from monitor.models.tools import Finding, Severity, ToolAnnotations, ToolDefinition, parse_tool
+from monitor.models._legs import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance, sort_legs
+from monitor.models._tools import Finding, Severity, ToolAnnotations, ToolDefinition, parse_tool
 
 __all__ = [
     "ALERT_SEVERITY",

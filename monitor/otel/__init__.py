@@ -5,8 +5,8 @@ Platform teams that already trace their agents add the monitor with one line::
     provider.add_span_processor(TrifectaSpanProcessor(logger_provider=logger_provider))
 
 **What it reads.** Spans are decoded by the same code as the offline OTLP reader
-(:mod:`monitor.ingest.spans`: :func:`~monitor.ingest.spans.extract_span_facts` and
-:func:`~monitor.ingest.spans.assemble_trace`), so the three attribute flavours (GenAI/MCP semantic
+(:mod:`monitor.spans`: :func:`~monitor.spans.extract_span_facts` and
+:func:`~monitor.spans.assemble_trace`), so the three attribute flavours (GenAI/MCP semantic
 conventions, OpenInference, Traceloop) and the session keys are the reader's. A tool span feeds the engine
 when it ends: it ends after its call ran, so the call is decided (``before_call``) and then its result
 recorded (``after_call``). One logical call seen as several nested spans (an agent's ``execute_tool`` span,
@@ -37,7 +37,7 @@ repeated deaths the engine runs on a thread. Spans started and log records emitt
 threads (by a log record processor, an ``on_alert`` callback, a logging handler) are not processed again.
 """
 
-from monitor.otel.names import (
+from monitor.otel._names import (
     ALERT_EVENT_NAME,
     ATTR_ACTION,
     ATTR_ALERT_KIND,
@@ -61,7 +61,7 @@ from monitor.otel.names import (
     read_legs,
     summarize_evidence,
 )
-from monitor.otel.processor import LevelStamps, TrifectaSpanProcessor, WorkerKind
+from monitor.otel._processor import LevelStamps, TrifectaSpanProcessor, WorkerKind
 
 __all__ = [
     "ALERT_EVENT_NAME",

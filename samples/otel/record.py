@@ -525,11 +525,11 @@ def check(paths: list[Path]) -> bool:
     """Compare each sample's analysis with the native sessions': same levels, same calls and actions."""
     sys.path.insert(0, str(ROOT))
     from monitor.analysis import analyze_records
-    from monitor.ingest.jsonl import read_jsonl
-    from monitor.ingest.otlp import read_otlp
-    from monitor.ingest.records import RecordError
-    from monitor.models.reports import SessionReport
-    from monitor.session.monitor import SessionMonitor
+    from monitor.ingest._jsonl import read_jsonl
+    from monitor.ingest._otlp import read_otlp
+    from monitor.models._records import RecordError
+    from monitor.models._reports import SessionReport
+    from monitor.session._monitor import SessionMonitor
 
     def summarize(records: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -1,5 +1,5 @@
-from monitor.classify.heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
-from monitor.models.legs import Leg
+from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
+from monitor.models._legs import Leg
 
 
 def test_tokenize_splits_snake_kebab_dotted_and_camel_case() -> None:

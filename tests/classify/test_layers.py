@@ -3,10 +3,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.classify.engine import Classifier, classify_result_hints
-from monitor.classify.layers import ToolContext
-from monitor.models.legs import ALL_LEGS, Leg, LegSource, Posture
-from monitor.models.tools import parse_tool
+from monitor.classify._engine import Classifier, classify_result_hints
+from monitor.classify._layers import ToolContext
+from monitor.models._legs import ALL_LEGS, Leg, LegSource, Posture
+from monitor.models._tools import parse_tool
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 

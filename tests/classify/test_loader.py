@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.classify.loader import builtin_rules_dir, hash_rules, load_rules
+from monitor.classify._loader import builtin_rules_dir, hash_rules, load_rules
 from monitor.errors import RuleLoadError
 
 HEADER = """\

@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 
 from monitor import Action, AlertKind, Leg, Reason, SessionMonitor
-from monitor.classify.engine import Classifier
-from monitor.classify.layers import ToolContext
-from monitor.classify.loader import load_rules
-from monitor.classify.overrides import RuleSet, resolve_argument
-from monitor.models.legs import LegSource
-from monitor.models.tools import hash_definition, parse_tool
+from monitor.classify._engine import Classifier
+from monitor.classify._layers import ToolContext
+from monitor.classify._loader import load_rules
+from monitor.classify._overrides import RuleSet, resolve_argument
+from monitor.models._legs import LegSource
+from monitor.models._tools import hash_definition, parse_tool
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 SEND_TOOL = {"name": "send_report", "description": "Send a report", "inputSchema": {"type": "object"}}

@@ -2,10 +2,10 @@ from pathlib import Path
 
 import yaml
 
-from monitor.classify.loader import load_rules
-from monitor.classify.ruletests import run_rule_tests
-from monitor.classify.suggest import draft_rule_file, dump_rule_file, update_pins
-from monitor.models.tools import hash_definition
+from monitor.classify._loader import load_rules
+from monitor.classify._ruletests import run_rule_tests
+from monitor.classify._suggest import draft_rule_file, dump_rule_file, update_pins
+from monitor.models._tools import hash_definition
 
 TOOLS = [
     {"name": "fetch", "description": "Fetch a URL", "annotations": {"openWorldHint": True}},

@@ -9,12 +9,12 @@ from typing import Any
 
 from monitor.analysis import analyze_records
 from monitor.ingest import read_inputs
-from monitor.ingest.agentdojo import read_agentdojo
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.decisions import AlertKind, EvidenceKind
-from monitor.models.events import ToolCall, ToolResult, UserMessage
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.ingest._agentdojo import read_agentdojo
+from monitor.models._decisions import AlertKind, EvidenceKind
+from monitor.models._events import ToolCall, ToolResult, UserMessage
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
 
 RunFactory = Callable[..., dict[str, Any]]
 

@@ -9,10 +9,10 @@ import pytest
 
 from monitor.analysis import analyze_records
 from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, read_inputs
-from monitor.models.events import UserMessage
-from monitor.models.legs import Leg
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.models._events import UserMessage
+from monitor.models._legs import Leg
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEV_RUNS = PROJECT_ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"

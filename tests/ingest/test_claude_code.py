@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from monitor.analysis import analyze_records
-from monitor.ingest.claude_code import (
+from monitor.ingest._claude_code import (
     is_subagent_transcript,
     read_claude_code,
     read_claude_code_stream,
@@ -23,14 +23,14 @@ from monitor.ingest.claude_code import (
     sniff,
     subagent_transcripts,
 )
-from monitor.ingest.jsonl import read_jsonl
-from monitor.ingest.names import CLAUDE_CODE_SERVER
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.decisions import Action, Level, Reason
-from monitor.models.events import AssistantMessage, ToolCall, ToolResult, UserMessage
-from monitor.models.legs import Leg
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.ingest._jsonl import read_jsonl
+from monitor.models._decisions import Action, Level, Reason
+from monitor.models._events import AssistantMessage, ToolCall, ToolResult, UserMessage
+from monitor.models._legs import Leg
+from monitor.models._names import CLAUDE_CODE_SERVER
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "claude-code"

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from monitor.analysis import analyze_records
-from monitor.ingest.jsonl import read_jsonl, read_jsonl_stream
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.events import AssistantMessage, ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models.legs import Leg
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
+from monitor.models._events import AssistantMessage, ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.models._legs import Leg
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
 
 Writer = Callable[..., Path]
 

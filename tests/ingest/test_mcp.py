@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.analysis import analyze_records
-from monitor.ingest.jsonl import read_jsonl
-from monitor.ingest.mcp import read_mcp, read_mcp_stream, sniff
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.models.decisions import Action, Level
-from monitor.models.events import ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.ingest._jsonl import read_jsonl
+from monitor.ingest._mcp import read_mcp, read_mcp_stream, sniff
+from monitor.models._decisions import Action, Level
+from monitor.models._events import ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
 
 Writer = Callable[[Path, Iterable[dict[str, Any] | str]], Path]
 

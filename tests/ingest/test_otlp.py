@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from monitor.analysis import analyze_records
-from monitor.ingest.jsonl import read_jsonl
-from monitor.ingest.otlp import decode_export, iter_documents, read_otlp, read_otlp_stream, sniff
-from monitor.ingest.records import Record, RecordError, SessionEnd
-from monitor.ingest.spans import SpanKind, SpanRecord, StatusCode
-from monitor.models.events import ToolCall, ToolResult, UserMessage
-from monitor.models.reports import SessionReport
-from monitor.session.monitor import SessionMonitor
+from monitor.ingest._jsonl import read_jsonl
+from monitor.ingest._otlp import decode_export, iter_documents, read_otlp, read_otlp_stream, sniff
+from monitor.models._events import ToolCall, ToolResult, UserMessage
+from monitor.models._records import Record, RecordError, SessionEnd
+from monitor.models._reports import SessionReport
+from monitor.session._monitor import SessionMonitor
+from monitor.spans import SpanKind, SpanRecord, StatusCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"

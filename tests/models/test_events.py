@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from monitor.models.events import EVENT_ADAPTER, ToolCall, ToolResult, build_event_schema
+from monitor.models._events import EVENT_ADAPTER, ToolCall, ToolResult, build_event_schema
 
 
 def test_events_are_a_discriminated_union_on_kind() -> None:

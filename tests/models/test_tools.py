@@ -4,7 +4,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from monitor.models.tools import ToolAnnotations, hash_definition, parse_tool
+from monitor.models._tools import ToolAnnotations, hash_definition, parse_tool
 
 
 def test_annotations_are_a_closed_set_of_strict_booleans() -> None:

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from monitor.otel.child import _CHUNK, _Inbox
+from monitor.otel._child import _CHUNK, _Inbox
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:

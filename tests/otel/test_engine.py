@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from monitor.otel import records as rec
-from monitor.otel.engine import SpanEngine
-from monitor.session.monitor import SessionMonitor
+from monitor.otel import _records as rec
+from monitor.otel._engine import SpanEngine
+from monitor.session._monitor import SessionMonitor
 
 
 def make_engine(**options: Any) -> tuple[SpanEngine, list[list[Any]]]:

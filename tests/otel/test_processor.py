@@ -30,11 +30,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from monitor.analysis import analyze_records
-from monitor.ingest.records import RecordError
-from monitor.ingest.spans import SpanAssembler, convert_readable_span
-from monitor.models.decisions import Action
-from monitor.models.reports import SessionReport
-from monitor.models.tools import Severity
+from monitor.models._decisions import Action
+from monitor.models._records import RecordError
+from monitor.models._reports import SessionReport
+from monitor.models._tools import Severity
 from monitor.otel import (
     ALERT_EVENT_NAME,
     ATTR_ALERT_KIND,
@@ -48,10 +47,11 @@ from monitor.otel import (
     TrifectaAlert,
     TrifectaSpanProcessor,
 )
-from monitor.otel import engine as engine_module
-from monitor.otel import processor as processor_module
-from monitor.otel.names import format_legs
-from monitor.session.monitor import SessionMonitor
+from monitor.otel import _engine as engine_module
+from monitor.otel import _processor as processor_module
+from monitor.otel._names import format_legs
+from monitor.session._monitor import SessionMonitor
+from monitor.spans import SpanAssembler, convert_readable_span
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SESSIONS = sorted((ROOT / "samples" / "sessions").glob("*.jsonl"))

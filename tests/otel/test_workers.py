@@ -21,12 +21,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from monitor.classify.layers import OverrideMatch, ToolContext
-from monitor.models.decisions import Action
+from monitor.classify._layers import OverrideMatch, ToolContext
+from monitor.models._decisions import Action
 from monitor.otel import ATTR_ALERT_KIND, ATTR_SESSION_ID, TrifectaAlert, TrifectaSpanProcessor, WorkerKind
-from monitor.otel import processor as processor_module
-from monitor.otel.workers import ProcessWorker
-from monitor.session.monitor import SessionMonitor
+from monitor.otel import _processor as processor_module
+from monitor.otel._workers import ProcessWorker
+from monitor.session._monitor import SessionMonitor
 
 
 def make_provider(processor: TrifectaSpanProcessor) -> tuple[TracerProvider, InMemorySpanExporter]:

@@ -1,4 +1,4 @@
-"""``monitor.report.clients``: the per-client table and its JSON form for a few annotation combinations."""
+"""``monitor.report._clients``: the per-client table and its JSON form for a few annotation combinations."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from monitor.classify.engine import Classifier
-from monitor.classify.layers import OverrideMatch, ToolContext
+from monitor.classify._engine import Classifier
+from monitor.classify._layers import OverrideMatch, ToolContext
 from monitor.clients import Client, ClientAction
-from monitor.ingest.toolslist import read_tool_list
+from monitor.ingest._toolslist import read_tool_list
 from monitor.lint import ToolListing, read_listings
-from monitor.models.legs import Leg, Posture
-from monitor.report.clients import (
+from monitor.models._legs import Leg, Posture
+from monitor.report._clients import (
     MONITOR_ASKS,
     MONITOR_NOTHING,
     build_client_table,

@@ -4,9 +4,9 @@ import json
 
 from monitor import SessionMonitor
 from monitor.analysis import AnalysisSummary
-from monitor.ingest.records import RecordError
-from monitor.models.legs import Posture
-from monitor.report.document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json
+from monitor.models._legs import Posture
+from monitor.models._records import RecordError
+from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json
 
 
 def _report():

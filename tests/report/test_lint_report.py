@@ -1,4 +1,4 @@
-"""``monitor.report.lint``: SARIF 2.1.0 validated against the official schema, the JSON shape, the table and
+"""``monitor.report._lint``: SARIF 2.1.0 validated against the official schema, the JSON shape, the table and
 the markdown table."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from monitor import __version__
 from monitor.lint import LINT_RULES, LintReport, lint_paths
-from monitor.report.lint import (
+from monitor.report._lint import (
     FINGERPRINT_KEY,
     artifact_uri,
     lint_markdown_table,

@@ -2,8 +2,8 @@ import io
 
 from monitor import SessionMonitor
 from monitor.analysis import AnalysisSummary
-from monitor.models.legs import Leg
-from monitor.report.table import TableWriter, format_legs
+from monitor.models._legs import Leg
+from monitor.report._table import TableWriter, format_legs
 
 
 def test_format_legs() -> None:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from monitor.classify.loader import builtin_rules_dir, load_rules
-from monitor.classify.overrides import RuleSet
-from monitor.classify.rules import ToolRule
-from monitor.models.legs import Leg
+from monitor.classify._loader import builtin_rules_dir, load_rules
+from monitor.classify._overrides import RuleSet
+from monitor.classify._rules import ToolRule
+from monitor.models._legs import Leg
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LABELS = PROJECT_ROOT / ".." / "shared" / "data" / "agentdojo" / "camel-tool-labels.json"

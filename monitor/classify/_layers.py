@@ -1,0 +1,124 @@
+"""The classification layers of DESIGN §3 as small callables over one tool.
+
+A layer returns an *opinion*: for each leg it speaks about, the provenance of the leg when present, or
+``None`` when it says the leg is absent. Legs it does not mention are left to the next layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from monitor.classify._heuristics import HEURISTICS, match_heuristics
+from monitor.models._legs import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance
+from monitor.models._tools import ToolDefinition
+
+Opinion = Mapping[Leg, Provenance | None]
+"""A layer's word on the legs it speaks about; ``None`` means "absent"."""
+
+_OPEN_WORLD_LEGS = (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
+
+
+class SessionFacts(Protocol):
+    """What earlier results of the session showed about a value (for argument conditions)."""
+
+    def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
+        """The scalar fields of every listed object in which ``value`` appeared."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class ToolContext:
+    """What a layer may look at: the tool identity, its definition if listed, its server's trust, the call
+    and what the session has seen."""
+
+    server: str
+    name: str
+    definition: ToolDefinition | None = None
+    trusted: bool = False
+    arguments: Mapping[str, Any] | None = None
+    facts: SessionFacts | None = None
+
+
+@dataclass(frozen=True)
+class PinMismatch:
+    """A reviewed rule pinned a definition the session saw changed: the rule is void for the session."""
+
+    rule_id: str
+    pinned: str
+    seen: str
+
+
+@dataclass(frozen=True)
+class OverrideMatch:
+    """What layer 1 says of a call: the reviewed legs (None when the rule is void), the rule ids that
+    decided them, the argument paths that hold destinations, and a voided pin if any."""
+
+    classification: Classification | None
+    rule_ids: tuple[str, ...] = ()
+    destinations: tuple[str, ...] = ()
+    voided: PinMismatch | None = None
+
+
+class OverrideSource(Protocol):
+    """Layer 1: reviewed overrides. ``classify`` returns None when no reviewed rule covers the call."""
+
+    def classify(self, tool: ToolContext) -> OverrideMatch | None:
+        """The reviewed legs of a call, if a rule covers it."""
+        ...
+
+    def trust_for(self, server: str) -> bool | None:
+        """The reviewed trust of a server, if a rule says."""
+        ...
+
+
+Layer = Callable[[ToolContext], Opinion]
+
+
+def classify_by_annotations(tool: ToolContext) -> Opinion:
+    """Layer 2: ``openWorldHint`` true gives U and X; false removes them, but only from a trusted server."""
+    hint = tool.definition.annotations.openWorldHint if tool.definition else None
+    if hint is True:
+        prov = Provenance(source=LegSource.ANNOTATION, rule="openWorldHint=true")
+        return dict.fromkeys(_OPEN_WORLD_LEGS, prov)
+    if hint is False and tool.trusted:
+        return dict.fromkeys(_OPEN_WORLD_LEGS, None)
+    # Absent, or false from an untrusted server: a hint that could only lower risk is not taken.
+    return {}
+
+
+def classify_by_heuristics(tool: ToolContext) -> Opinion:
+    """Layer 3 (balanced posture): name, description and schema signals. Only ever adds legs."""
+    return {
+        leg: Provenance(source=LegSource.HEURISTIC, rule=rule)
+        for leg, rule in match_heuristics(HEURISTICS, tool.name, tool.definition).items()
+    }
+
+
+def classify_by_default_strict(tool: ToolContext) -> Opinion:
+    """Layer 4, strict posture: an unknown tool gets all three legs."""
+    return dict.fromkeys(ALL_LEGS, Provenance(source=LegSource.DEFAULT, rule="strict"))
+
+
+def classify_by_default_balanced(tool: ToolContext) -> Opinion:
+    """Layer 4, balanced posture: what layer 2 gives a tool with no hints (U and X), and no P."""
+    prov = Provenance(source=LegSource.DEFAULT, rule="openWorldHint-absent")
+    opinion: dict[Leg, Provenance | None] = dict.fromkeys(_OPEN_WORLD_LEGS, prov)
+    opinion[Leg.PRIVATE_DATA] = None
+    return opinion
+
+
+LAYERS: Mapping[Posture, tuple[Layer, ...]] = {
+    Posture.STRICT: (classify_by_annotations, classify_by_default_strict),
+    Posture.BALANCED: (classify_by_annotations, classify_by_heuristics, classify_by_default_balanced),
+}
+
+
+def combine_opinions(opinions: list[Opinion]) -> Classification:
+    """For each leg, the first layer that speaks decides."""
+    decided: dict[Leg, Provenance | None] = {}
+    for opinion in opinions:
+        for leg, prov in opinion.items():
+            decided.setdefault(leg, prov)
+    return Classification(provenance={leg: prov for leg, prov in decided.items() if prov is not None})

@@ -1,0 +1,181 @@
+"""Loading rule packs: YAML files validated strictly, every problem named by file and line."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+from pydantic import ValidationError
+
+from monitor.classify._overrides import LoadedRule, RuleSet
+from monitor.classify._rules import RuleFile
+from monitor.errors import RuleLoadError
+
+RULE_SUFFIXES = (".yaml", ".yml")
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def builtin_rules_dir() -> Path:
+    """The built-in packs: shipped inside the package, or the source tree's top-level ``rules/``."""
+    packaged = Path(__file__).resolve().parent.parent / "_rules"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "rules"
+
+
+def load_rules(dirs: Iterable[str | Path] = (), *, builtin: bool = True) -> RuleSet:
+    """Load the built-in packs (unless ``builtin=False``) and every ``*.yaml``/``*.yml`` file under ``dirs``.
+
+    Raises :class:`~monitor.errors.RuleLoadError` listing every problem (``file:line: message``): YAML
+    errors, unknown keys, unknown legs, bad globs, unsafe regexes, duplicate ids, and a second file for
+    a server already covered that does not say ``overrides: <id>``.
+    """
+    roots = ([builtin_rules_dir()] if builtin else []) + [Path(d) for d in dirs]
+    problems: list[str] = []
+    loaded: list[LoadedRule] = []
+    for root in roots:
+        if not root.exists():
+            problems.append(f"{root}: no such rules folder")
+            continue
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in RULE_SUFFIXES)
+        for path in files:
+            rule = _load_file(path, problems)
+            if rule is not None:
+                loaded.append(rule)
+    _check_set(loaded, problems)
+    if problems:
+        raise RuleLoadError(problems)
+    return RuleSet(loaded, hash_rules(loaded))
+
+
+@functools.cache
+def load_builtin_rules() -> RuleSet:
+    """The built-in packs, loaded once per process."""
+    return load_rules()
+
+
+def hash_rules(rules: Sequence[LoadedRule]) -> str:
+    """sha256 of the canonical JSON of the loaded rules, in id order (the ``ruleset_sha256``)."""
+    docs = sorted((r.rule.model_dump(mode="json", by_alias=True) for r in rules), key=lambda d: d["id"])
+    return hashlib.sha256(orjson.dumps(docs, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: cannot read: {exc}")
+        return None
+    try:
+        node = yaml.compose(text, Loader=_YAML_LOADER)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problems.append(f"{path}:{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        return None
+    if node is None:
+        problems.append(f"{path}:1: empty rule file")
+        return None
+    duplicate = _first_duplicate_key(node)
+    if duplicate is not None:
+        key, line = duplicate
+        problems.append(f"{path}:{line}: duplicate key {key!r}")
+        return None
+    data = yaml.load(text, Loader=_YAML_LOADER)
+    if not isinstance(data, dict):
+        problems.append(f"{path}:{node.start_mark.line + 1}: a rule file is a mapping")
+        return None
+    try:
+        rule = RuleFile.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            where = ".".join(str(p) for p in loc) or "file"
+            message = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                message = f"unknown key {loc[-1]!r}"
+            problems.append(f"{path}:{_line_of(node, loc)}: {where}: {message}")
+        return None
+    seen_matches: set[str] = set()
+    for i, entry in enumerate(rule.tools):
+        if entry.match in seen_matches:
+            problems.append(
+                f"{path}:{_line_of(node, ('tools', i, 'match'))}: tools.{i}.match: {entry.match!r} "
+                "appears twice; the first entry would always win"
+            )
+            return None
+        seen_matches.add(entry.match)
+    lines = {"id": _line_of(node, ("id",)), "server": _line_of(node, ("server",))}
+    return LoadedRule(rule, path, lines)
+
+
+def _first_duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
+    if isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key, value in node.value:
+            if key.value in seen:
+                return str(key.value), key.start_mark.line + 1
+            seen.add(key.value)
+            found = _first_duplicate_key(value)
+            if found:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            found = _first_duplicate_key(item)
+            if found:
+                return found
+    return None
+
+
+def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int:
+    """The line of the deepest node the error location reaches (1-based)."""
+    line = node.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
+            if match is None:
+                break
+            line = match[0].start_mark.line + 1
+            node = match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _check_set(loaded: list[LoadedRule], problems: list[str]) -> None:
+    by_id: dict[str, LoadedRule] = {}
+    for r in loaded:
+        key = str(r.rule.id)
+        if key in by_id:
+            problems.append(f"{r.source}: duplicate rule id {key} (also {by_id[key].source})")
+        else:
+            by_id[key] = r
+    overridden: dict[str, LoadedRule] = {}
+    for r in loaded:
+        target = r.rule.overrides
+        if target is None:
+            continue
+        if str(target) not in by_id:
+            problems.append(f"{r.source}: overrides {target}, which no loaded rule file has as its id")
+        elif str(target) in overridden:
+            problems.append(f"{r.source}: rule {target} is already overridden by {overridden[str(target)].source}")
+        else:
+            overridden[str(target)] = r
+    by_server: dict[str, LoadedRule] = {}
+    for r in loaded:
+        if str(r.rule.id) in overridden:
+            continue
+        other = by_server.get(r.rule.server)
+        if other is not None:
+            problems.append(
+                f"{r.path}:{r.lines.get('server', 1)}: server {r.rule.server!r} is already covered by rule "
+                f"{other.rule.id} ({other.source}); to replace it, say 'overrides: {other.rule.id}'"
+            )
+        else:
+            by_server[r.rule.server] = r

@@ -1,0 +1,223 @@
+"""Layer 1: reviewed override rules applied to calls (DESIGN §3 and §6)."""
+
+from __future__ import annotations
+
+import fnmatch
+import string
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from monitor.classify._layers import OverrideMatch, PinMismatch, SessionFacts, ToolContext
+from monitor.classify._rules import MAX_REGEX_INPUT, Condition, RuleFile, ToolRule, Trust, compile_regex
+from monitor.evidence._index import DestinationKind, find_addresses, normalize_text
+from monitor.models._legs import Classification, Leg, LegSource, Provenance
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class LoadedRule:
+    """A rule file and where it came from."""
+
+    rule: RuleFile
+    path: Path
+    lines: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        """``file:line`` of the rule's ``id``."""
+        return f"{self.path}:{self.lines.get('id', 1)}"
+
+
+def rule_id(rule: RuleFile, entry: ToolRule) -> str:
+    """The id a tool entry is cited by in provenance: ``<file id>/<match>``."""
+    return f"{rule.id}/{entry.match}"
+
+
+def split_path(path: str) -> list[str]:
+    """Split an argument path (``a.b``, ``a/0/b`` or ``/a/b``) into its parts."""
+    return [p for p in path.replace(".", "/").split("/") if p]
+
+
+def resolve_argument(arguments: Mapping[str, Any], path: str) -> list[Any]:
+    """Every value at ``path``; a list met on the way (or at the end) fans out to its elements."""
+    values: list[Any] = [arguments]
+    for part in split_path(path):
+        nxt: list[Any] = []
+        for value in values:
+            if isinstance(value, Mapping) and part in value:
+                nxt.append(value[part])
+            elif isinstance(value, list):
+                if part.isdigit() and int(part) < len(value):
+                    nxt.append(value[int(part)])
+                else:
+                    nxt.extend(v[part] for v in value if isinstance(v, Mapping) and part in v)
+        values = nxt
+    flat: list[Any] = []
+    for value in values:
+        flat.extend(value if isinstance(value, list) else [value])
+    return flat
+
+
+def _fill_template(template: str, arguments: Mapping[str, Any]) -> str | None:
+    out = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        out.append(literal)
+        if name is not None:
+            values = resolve_argument(arguments, name)
+            if len(values) != 1 or isinstance(values[0], dict | list):
+                return None
+            out.append(str(values[0]))
+    return "".join(out)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.casefold() == b.casefold()
+    return bool(a == b) and type(a) is type(b)
+
+
+def _domain_of(kind: DestinationKind, value: str) -> str:
+    return value.rsplit("@", 1)[-1] if kind is DestinationKind.EMAIL else value
+
+
+def _on_domains(domains: set[str], allowed: Sequence[str]) -> bool:
+    return bool(domains) and all(any(d == a or d.endswith("." + a) for a in allowed) for d in domains)
+
+
+class CompiledCondition:
+    """A :class:`Condition` ready to test calls."""
+
+    def __init__(self, condition: Condition) -> None:
+        self.condition = condition
+        self._regex = compile_regex(condition.regex) if condition.regex is not None else None
+        self._allowed = [d.lower().removeprefix("www.") for d in condition.domain_in or []]
+
+    def holds(self, arguments: Mapping[str, Any], facts: SessionFacts | None) -> bool:
+        """Whether the condition holds for a call (``not`` applied)."""
+        c = self.condition
+        if c.arg is not None:
+            values = resolve_argument(arguments, c.arg)
+        else:
+            filled = _fill_template(c.value or "", arguments)
+            values = [] if filled is None else [filled]
+        return self._test(values, facts) != c.negate
+
+    def _test(self, values: list[Any], facts: SessionFacts | None) -> bool:
+        c = self.condition
+        if not values:
+            return False
+        if "equals" in c.model_fields_set:
+            return any(_same(v, c.equals) for v in values)
+        if c.in_ is not None:
+            return any(_same(v, option) for v in values for option in c.in_)
+        texts = [v if isinstance(v, str) else str(v) for v in values if not isinstance(v, dict | list)]
+        if c.glob is not None:
+            return any(fnmatch.fnmatchcase(t.casefold(), c.glob.casefold()) for t in texts)
+        if self._regex is not None:
+            return any(self._regex.search(t[:MAX_REGEX_INPUT]) is not None for t in texts)
+        if c.domain_in is not None:
+            domains = {
+                _domain_of(kind, value)
+                for t in texts
+                for kind, value in find_addresses(t)
+                if kind in (DestinationKind.EMAIL, DestinationKind.DOMAIN)
+            }
+            return _on_domains(domains, self._allowed)
+        if c.seen_with is not None:
+            if facts is None:
+                return False
+            wanted = {k: str(v).casefold() for k, v in c.seen_with.items()}
+            return any(
+                all(k in attrs and str(attrs[k]).casefold() == v for k, v in wanted.items())
+                for t in texts
+                for attrs in facts.attributes_of(normalize_text(t))
+            )
+        return False
+
+
+@dataclass
+class _Entry:
+    loaded: LoadedRule
+    entry: ToolRule
+    conditions: list[CompiledCondition]
+
+    @cached_property
+    def rule_id(self) -> str:
+        return rule_id(self.loaded.rule, self.entry)
+
+    @cached_property
+    def base(self) -> dict[Leg, Provenance]:
+        prov = Provenance(source=LegSource.OVERRIDE, rule=self.rule_id)
+        return dict.fromkeys(self.entry.legs, prov)
+
+
+class RuleSet:
+    """The loaded reviewed rules: classifies the calls they cover and reports the trust they give servers."""
+
+    def __init__(self, rules: Sequence[LoadedRule], sha256: str) -> None:
+        self.rules = tuple(rules)
+        self.sha256 = sha256
+        overridden = {r.rule.overrides for r in rules if r.rule.overrides is not None}
+        self.active = tuple(r for r in rules if r.rule.id not in overridden)
+        # Exact server names are looked up directly; globs are tried in load order after them.
+        self._exact: dict[str, list[LoadedRule]] = {}
+        self._globbed: list[LoadedRule] = []
+        for r in self.active:
+            if _GLOB_CHARS & set(r.rule.server):
+                self._globbed.append(r)
+            else:
+                self._exact.setdefault(r.rule.server, []).append(r)
+        self._entries: dict[int, list[_Entry]] = {
+            id(r): [_Entry(r, e, [CompiledCondition(c) for c in e.when]) for e in r.rule.tools] for r in self.active
+        }
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def _files_for(self, server: str) -> Iterator[LoadedRule]:
+        yield from self._exact.get(server, ())
+        yield from (r for r in self._globbed if fnmatch.fnmatchcase(server, r.rule.server))
+
+    def trust_for(self, server: str) -> bool | None:
+        """The trust the first rule file covering ``server`` gives it, if any."""
+        for r in self._files_for(server):
+            if r.rule.trust is not None:
+                return r.rule.trust is Trust.TRUSTED
+        return None
+
+    def find(self, server: str, tool: str) -> tuple[LoadedRule, ToolRule] | None:
+        """The rule file and tool entry that cover ``server``/``tool``, if any."""
+        entry = self._find(server, tool)
+        return (entry.loaded, entry.entry) if entry else None
+
+    def _find(self, server: str, tool: str) -> _Entry | None:
+        for r in self._files_for(server):
+            for entry in self._entries[id(r)]:
+                if fnmatch.fnmatchcase(tool, entry.entry.match):
+                    return entry
+        return None
+
+    def classify(self, tool: ToolContext) -> OverrideMatch | None:
+        """The reviewed legs of a call, with argument conditions applied; None if no rule covers it."""
+        found = self._find(tool.server, tool.name)
+        if found is None:
+            return None
+        pins = found.entry.pins
+        if pins and tool.definition is not None and tool.definition.definition_hash not in pins:
+            seen = tool.definition.definition_hash
+            return OverrideMatch(None, (found.rule_id,), voided=PinMismatch(found.rule_id, ", ".join(pins), seen))
+
+        provenance = dict(found.base)
+        if found.conditions and tool.arguments is not None:
+            for i, cond in enumerate(found.conditions):
+                if cond.holds(tool.arguments, tool.facts):
+                    for leg in cond.condition.remove:
+                        provenance.pop(leg, None)
+                    prov = Provenance(source=LegSource.OVERRIDE, rule=f"{found.rule_id}#when{i}")
+                    for leg in cond.condition.add:
+                        provenance.setdefault(leg, prov)
+        return OverrideMatch(Classification(provenance=provenance), (found.rule_id,), tuple(found.entry.destinations))

@@ -1,0 +1,221 @@
+"""The schema of reviewed override rule files (DESIGN §6): Sigma-style metadata, tool entries, tests.
+
+Rule files are YAML, validated by these strict models (unknown keys are errors). Patterns are checked when
+the file loads: globs must be well formed, regular expressions must compile under RE2 (linear time, no
+backtracking) and are matched against at most :data:`MAX_REGEX_INPUT` characters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import re
+from enum import StrEnum
+from typing import Any, Self
+from uuid import UUID
+
+import re2
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from monitor.models._legs import Leg
+
+MAX_REGEX_INPUT = 10_000
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+MAX_PATTERN_LENGTH = 1_000
+_REGEX_OPTIONS = re2.Options()
+_REGEX_OPTIONS.log_errors = False
+_REGEX_OPTIONS.max_mem = 1 << 22
+
+
+class Status(StrEnum):
+    """Maturity of a rule file, as in Sigma."""
+
+    EXPERIMENTAL = "experimental"
+    TEST = "test"
+    STABLE = "stable"
+    DEPRECATED = "deprecated"
+
+
+class Trust(StrEnum):
+    """Whether a server's own hints may lower risk."""
+
+    TRUSTED = "trusted"
+    UNTRUSTED = "untrusted"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def compile_regex(pattern: str) -> Any:
+    """Compile a rule's regular expression with RE2 (linear time); raises ``ValueError`` if it cannot."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ValueError(f"regex longer than {MAX_PATTERN_LENGTH} characters")
+    try:
+        return re2.compile(pattern, _REGEX_OPTIONS)
+    except re2.error as exc:
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(
+            f"unsafe or invalid regex {pattern!r}: {detail} (patterns run on RE2: no backreferences or lookaround)"
+        ) from None
+
+
+def check_glob(pattern: str) -> str:
+    """Validate a glob (``*``, ``?``, ``[...]``); raises ``ValueError`` when malformed."""
+    if not pattern or len(pattern) > MAX_PATTERN_LENGTH:
+        raise ValueError("glob must be a non-empty string of at most 1000 characters")
+    depth = 0
+    for ch in pattern:
+        if ch == "[":
+            depth += 1
+        elif ch == "]" and depth:
+            depth -= 1
+    if depth:
+        raise ValueError(f"bad glob {pattern!r}: unclosed '['")
+    try:
+        re.compile(fnmatch.translate(pattern))
+    except re.error as exc:
+        raise ValueError(f"bad glob {pattern!r}: {exc}") from None
+    return pattern
+
+
+_OPERATORS = ("equals", "in_", "glob", "domain_in", "regex", "seen_with")
+
+
+class Condition(_Strict):
+    """An argument condition: when it holds for a call, ``add`` and ``remove`` change that call's legs.
+
+    The subject is either ``arg`` (an argument path, ``a.b`` or ``a/0/b``; for a list, any element may
+    match) or ``value`` (a template over arguments, e.g. ``"{owner}/{repo}"``). Exactly one operator:
+    ``equals``, ``in``, ``glob`` (case-insensitive), ``domain_in`` (every e-mail address or URL in the
+    value is on one of these domains or their subdomains), ``regex`` (RE2, searched, bounded input) or
+    ``seen_with`` (an earlier result of the session listed the value in an object with these fields).
+    ``not: true`` negates the condition.
+    """
+
+    arg: str | None = None
+    value: str | None = None
+    equals: Any = None
+    in_: list[Any] | None = Field(default=None, alias="in")
+    glob: str | None = None
+    domain_in: list[str] | None = None
+    regex: str | None = None
+    seen_with: dict[str, str | int | float | bool] | None = None
+    negate: bool = Field(default=False, alias="not")
+    add: list[Leg] = Field(default_factory=list)
+    remove: list[Leg] = Field(default_factory=list)
+
+    @field_validator("glob")
+    @classmethod
+    def _check_glob(cls, v: str | None) -> str | None:
+        return None if v is None else check_glob(v)
+
+    @field_validator("regex")
+    @classmethod
+    def _check_regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            compile_regex(v)
+        return v
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> Self:
+        if (self.arg is None) == (self.value is None):
+            raise ValueError("a condition names exactly one of 'arg' or 'value'")
+        given = [
+            name
+            for name in _OPERATORS
+            if getattr(self, name) is not None or (name == "equals" and "equals" in self.model_fields_set)
+        ]
+        if len(given) != 1:
+            names = ", ".join("in" if n == "in_" else n for n in _OPERATORS)
+            raise ValueError(f"a condition has exactly one operator of {names}; got {len(given)}")
+        if not self.add and not self.remove:
+            raise ValueError("a condition must 'add' or 'remove' at least one leg")
+        return self
+
+
+class ToolRule(_Strict):
+    """The reviewed legs of the tools a ``match`` name or glob selects on the file's server."""
+
+    match: str
+    pin: str | list[str] | None = None
+    legs: list[Leg]
+    when: list[Condition] = Field(default_factory=list)
+    destinations: list[str] = Field(default_factory=list)
+    reason: str = Field(min_length=1)
+
+    @field_validator("match")
+    @classmethod
+    def _check_match(cls, v: str) -> str:
+        return check_glob(v)
+
+    @field_validator("pin")
+    @classmethod
+    def _check_pin(cls, v: str | list[str] | None) -> str | list[str] | None:
+        for digest in [v] if isinstance(v, str) else v or []:
+            if not _SHA256.fullmatch(digest):
+                raise ValueError(f"a pin is a sha256 hex digest (64 lowercase hex characters), got {digest!r}")
+        return v
+
+    @property
+    def pins(self) -> tuple[str, ...]:
+        """The definition hashes this entry was reviewed against (one per server version it covers)."""
+        return (self.pin,) if isinstance(self.pin, str) else tuple(self.pin or ())
+
+
+class RuleTest(_Strict):
+    """An inline test: a call and the legs it must get (``legs``, exact) or must not get (``absent``).
+
+    ``arguments: null`` stands for a call whose arguments were not recorded (conditions do not apply).
+
+    ``seen`` lists objects earlier results of the session showed (for ``seen_with`` conditions);
+    ``definition`` is the tool definition the session saw (for pins).
+    """
+
+    tool: str
+    server: str | None = None
+    arguments: dict[str, Any] | None = Field(default_factory=dict)
+    legs: list[Leg] | None = None
+    absent: list[Leg] | None = None
+    seen: list[dict[str, Any]] = Field(default_factory=list)
+    definition: dict[str, Any] | None = None
+    description: str | None = None
+
+    @model_validator(mode="after")
+    def _check_expectation(self) -> Self:
+        if self.legs is None and self.absent is None:
+            raise ValueError("a test says the 'legs' a call gets or the legs 'absent' from it")
+        return self
+
+    @property
+    def is_positive(self) -> bool:
+        """Expects a leg to be present."""
+        return bool(self.legs)
+
+    @property
+    def is_negative(self) -> bool:
+        """Expects legs to be absent: ``absent`` names some, or ``legs`` is empty."""
+        return bool(self.absent) or self.legs == []
+
+
+class RuleFile(_Strict):
+    """One rule file: metadata, the server it covers, its tool entries and its tests."""
+
+    id: UUID
+    title: str = Field(min_length=1)
+    status: Status
+    author: str = Field(min_length=1)
+    date: dt.date
+    modified: dt.date | None = None
+    description: str | None = None
+    references: list[str] = Field(default_factory=list)
+    server: str
+    trust: Trust | None = None
+    overrides: UUID | None = None
+    tools: list[ToolRule] = Field(default_factory=list)
+    tests: list[RuleTest] = Field(default_factory=list)
+
+    @field_validator("server")
+    @classmethod
+    def _check_server(cls, v: str) -> str:
+        return check_glob(v)

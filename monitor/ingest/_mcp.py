@@ -1,0 +1,700 @@
+"""MCP JSON-RPC logs: the messages a host and an MCP server exchanged, one JSON line each.
+
+A line holds one JSON-RPC 2.0 message, a batch of them (a JSON array, allowed by protocol versions before
+2025-06-18), or a *wrapper* object that adds what the wire does not say::
+
+    {"timestamp": "2026-10-14T16:02:22.530Z", "direction": "client->server",
+     "session": "github-public-issue", "server": "github",
+     "message": {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {...}}}
+
+Wrapper fields, all optional but the message (first spelling found wins):
+
+- message: ``message``, ``msg`` or ``payload``: a JSON-RPC object, a batch array, or that JSON as a string.
+- direction: ``direction`` or ``dir``, compared ignoring case, spaces, ``_``, ``-``, ``>`` and ``→``.
+  Client to server: ``client->server`` (``client→server``, ``client_to_server``, ``c2s``...), ``send``,
+  ``sent``, ``out``, ``outgoing``, ``outbound``, ``tx``; server to client: the mirror spellings and
+  ``receive``, ``received``, ``recv``, ``in``, ``incoming``, ``inbound``, ``rx``. ``send``/``receive`` are
+  the host's (the client's) point of view. The direction only matters where the method does not say it.
+- timestamp: ``timestamp``, ``time`` or ``ts``: RFC 3339 text, or Unix seconds (milliseconds when large).
+- session: ``session``, ``session_id``, ``sessionId``, ``mcp_session_id`` or ``mcpSessionId``.
+- server: ``server``, ``server_name`` or ``serverName``.
+
+The same fields may also be written inline, next to the JSON-RPC keys of a bare message.
+
+Session key: the wrapper's session field, else the file's path below the input folder without its
+extension (as for AgentDojo runs). Server name: the wrapper's server field, else ``serverInfo.name`` of the
+``initialize`` result (or the ``io.modelcontextprotocol/serverInfo`` stamp in a result's ``_meta``), else
+the file name without its extension. One session may hold several servers when the wrapper names them; a
+line without a server field belongs to the session's only server when it has one.
+
+**Extension, not part of MCP.** MCP traffic carries no user messages, and the engine needs the user's words
+to tell a destination the user chose from one an attacker suggested. A line
+``{"kind": "user_message", "session": ..., "timestamp": ..., "text": "..."}`` gives one: it becomes a
+:class:`~monitor.models._events.UserMessage`. A host that logs MCP traffic can write it alongside.
+
+How messages become events:
+
+- ``tools/call`` request → :class:`ToolCall` whose call id is the JSON-RPC id (``"7"`` for ``7``); if a
+  call with the same id is still open in the session (another server), the id is prefixed with the server
+  name. The response → :class:`ToolResult`: the ``CallToolResult`` as ``result`` (``is_error`` from its
+  ``isError``), or the JSON-RPC ``error`` object with ``is_error=True``. Requests and responses pair by id,
+  per direction (client and server number their requests independently); an id may be reused once
+  answered. A request whose id is reused while it is still open is taken as never answered (below).
+- ``tools/list`` results → :class:`ToolsListed` with the raw tools (the engine parses annotations
+  leniently). Pages (``nextCursor``) are merged into one event; a listing cut short (a new first-page
+  request, a ``tools/call`` or the end of the session before the last page) is emitted as far as it got,
+  since the host saw those tools. A later listing that differs from the last
+  one emitted, as after ``notifications/tools/list_changed``, is emitted again; an identical one is not.
+- ``notifications/cancelled`` naming an open ``tools/call`` ends the call: ``ToolResult(result=None,
+  is_error=True)``. A response that arrives after the cancellation is ignored, as the protocol says.
+- A response with no open request, a malformed message and an unusable line are reported as
+  :class:`RecordError` (``file:line``) and skipped. A request still unanswered when its session ends (end of
+  file) is reported at its line, and a ``tools/call`` among them still gets ``ToolResult(result=None)``: the
+  request was sent, so the server may have run it and its output may have reached the model; counting it as
+  run keeps its legs in the session instead of silently dropping them.
+- ``sampling/createMessage`` (the server asks the host's model) carries ``messages`` with role ``user``,
+  but that text is written by the server, not typed by the user: it is never a :class:`UserMessage`
+  (treating it as one would let a server sanction its own destinations). Sampling, elicitation, roots,
+  resources and prompts traffic does not become events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+import orjson
+from pydantic import TypeAdapter, ValidationError
+
+from monitor.models._events import ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.models._records import RecordError, RecordStream, SessionEnd
+
+DEFAULT_MAX_OPEN_SESSIONS = 1000
+LOG_SUFFIXES = (".jsonl", ".ndjson", ".json", ".log")
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+USER_MESSAGE_KIND = "user_message"
+
+MESSAGE_KEYS = ("message", "msg", "payload")
+DIRECTION_KEYS = ("direction", "dir")
+TIME_KEYS = ("timestamp", "time", "ts")
+SESSION_KEYS = ("session", "session_id", "sessionId", "mcp_session_id", "mcpSessionId")
+SERVER_KEYS = ("server", "server_name", "serverName")
+
+_SNIFF_LINES = 50
+_CANCELLED_REMEMBERED = 256
+_CLOSED_REMEMBERED_FACTOR = 10
+_TIME_ADAPTER: TypeAdapter[datetime] = TypeAdapter(datetime)
+_BARE_PREFIX = re.compile(rb'\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
+_WRAPPED_PREFIX = re.compile(rb'"(?:message|msg|payload)"\s*:\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
+
+
+class Peer(Enum):
+    """A side of an MCP connection: who sent a message, or who sent the request a response answers."""
+
+    CLIENT = "client"
+    SERVER = "server"
+
+    @property
+    def other(self) -> Peer:
+        """The opposite side."""
+        return Peer.SERVER if self is Peer.CLIENT else Peer.CLIENT
+
+
+# Directions, compared with case, spaces, ``_``, ``-``, ``>`` and ``→`` removed.
+_DIRECTIONS = {
+    **dict.fromkeys(
+        ("clientserver", "clienttoserver", "cs", "c2s", "send", "sent", "out", "outgoing", "outbound", "tx"),
+        Peer.CLIENT,
+    ),
+    **dict.fromkeys(
+        (
+            "serverclient",
+            "servertoclient",
+            "sc",
+            "s2c",
+            "receive",
+            "received",
+            "recv",
+            "in",
+            "incoming",
+            "inbound",
+            "rx",
+        ),
+        Peer.SERVER,
+    ),
+}
+_DIRECTION_NOISE = str.maketrans("", "", " _->→")
+_CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
+_CLIENT_METHODS = ("initialize", "server/discover")
+_SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
+
+
+def sniff(head: bytes) -> bool:
+    """True when the first bytes of a file look like an MCP JSON-RPC log (bare, wrapped or batched)."""
+    lines = [line for line in head.split(b"\n") if line.strip()]
+    for line in lines[:_SNIFF_LINES]:
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue  # a line cut by the 64 KiB limit, or garbage: look further
+        if _is_log_line(doc):
+            return True
+        if isinstance(doc, dict) and doc.get("kind") == USER_MESSAGE_KIND:
+            continue  # our extension line: neutral, and shaped like a native event
+        return False
+    # The first line may be longer than the head (a large tools/list result): judge its start.
+    first = lines[0] if lines else b""
+    return bool(_BARE_PREFIX.match(first) or _WRAPPED_PREFIX.search(first[:2048]))
+
+
+def read_mcp(path: Path, root: Path | None = None, max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS) -> RecordStream:
+    """Stream the events of an MCP JSON-RPC log file (or of every log file in a folder tree).
+
+    Sessions without a session field are keyed by the file's path below ``root`` (the input path given by
+    the user; for a single file, its folder), without the extension. Sessions end at the end of the file,
+    or earlier when more than ``max_open_sessions`` are interleaved (the least recently active one first).
+    """
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES)):
+            yield from read_mcp(file, root or path, max_open_sessions)
+        return
+    base = root or path.parent
+    try:
+        relative = PurePosixPath(*path.relative_to(base).parts)
+    except ValueError:
+        relative = PurePosixPath(path.name)
+    session = _strip_suffix(str(relative))
+    server = _strip_suffix(path.name)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
+        return
+    with fh:
+        yield from read_mcp_stream(fh, str(path), session, server, max_open_sessions)
+
+
+def read_mcp_stream(
+    fh: IO[bytes],
+    name: str,
+    session: str,
+    server: str,
+    max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS,
+) -> RecordStream:
+    """Stream the events of an MCP log read from ``fh``.
+
+    ``name`` names the input in errors; ``session`` and ``server`` are the session key and server name
+    used when the log does not give them.
+    """
+    reader = _LogReader(name, session, server, max_open_sessions)
+    for lineno, line in enumerate(fh, start=1):
+        if line.strip():
+            yield from reader.read_line(lineno, line)
+    yield from reader.finish()
+
+
+# -- state -------------------------------------------------------------------------------------------------
+
+IdKey = tuple[str, Any]
+"""A JSON-RPC id made hashable and type-exact: ``("n", 1)`` and ``("s", "1")`` are different ids."""
+
+
+@dataclass
+class _Request:
+    """A request waiting for its response."""
+
+    method: str
+    line: int
+    id_text: str
+    call_id: str | None = None
+    tool: str | None = None
+    cursor: bool = False
+
+
+@dataclass
+class _Connection:
+    """One host↔server connection of a session: its open requests and its tool listing."""
+
+    explicit_server: str | None
+    announced_server: str | None = None
+    requests: dict[tuple[Peer, IdKey], _Request] = field(default_factory=dict)
+    cancelled: OrderedDict[tuple[Peer, IdKey], None] = field(default_factory=OrderedDict)
+    pages: list[Any] | None = None
+    pages_time: datetime | None = None
+    listed: bytes | None = None
+
+
+@dataclass
+class _Session:
+    first_line: int
+    connections: dict[str | None, _Connection] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Envelope:
+    """What a line says around its message(s)."""
+
+    session: str
+    server: str | None
+    sender: Peer | None
+    time: datetime | None
+
+
+class _LogReader:
+    """Turns the lines of one log into records, keeping per-session state."""
+
+    def __init__(self, name: str, session: str, server: str, max_open_sessions: int) -> None:
+        self.name = name
+        self.default_session = session
+        self.default_server = server
+        self.max_open_sessions = max_open_sessions
+        self.sessions: OrderedDict[str, _Session] = OrderedDict()
+        self.closed: OrderedDict[str, None] = OrderedDict()
+
+    # -- lines ---------------------------------------------------------------------------------------------
+
+    def read_line(self, lineno: int, line: bytes) -> RecordStream:
+        """Read one non-blank line."""
+        source = f"{self.name}:{lineno}"
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            yield RecordError(source=source, message=f"not JSON: {exc}")
+            return
+        if isinstance(doc, list):
+            yield from self._read_payload(lineno, _Envelope(self.default_session, None, None, None), doc)
+            return
+        if not isinstance(doc, dict):
+            yield RecordError(source=source, message="not a JSON-RPC message, a batch or a wrapper object")
+            return
+        problems: list[str] = []
+        envelope = self._read_envelope(doc, problems)
+        for problem in problems:
+            yield RecordError(source=source, message=problem)
+        if envelope is None:
+            return
+        if _is_jsonrpc(doc):  # a bare message; wrapper fields written inline are read too
+            yield from self._read_payload(lineno, envelope, doc)
+            return
+        if doc.get("kind") == USER_MESSAGE_KIND:
+            yield from self._read_user_message(lineno, envelope, doc)
+            return
+        key = next((k for k in MESSAGE_KEYS if k in doc), None)
+        if key is None:
+            kind = doc.get("kind")
+            what = f"unknown kind {kind!r}" if kind is not None else "no JSON-RPC message"
+            yield RecordError(source=source, message=f"{what}: expected one of the fields {', '.join(MESSAGE_KEYS)}")
+            return
+        payload = doc[key]
+        if isinstance(payload, str):
+            try:
+                payload = orjson.loads(payload)
+            except orjson.JSONDecodeError as exc:
+                yield RecordError(source=source, message=f"{key!r} is a string but not JSON: {exc}")
+                return
+        yield from self._read_payload(lineno, envelope, payload)
+
+    def _read_envelope(self, doc: dict[str, Any], problems: list[str]) -> _Envelope | None:
+        try:
+            session = _first_name(doc, SESSION_KEYS)
+            server = _first_name(doc, SERVER_KEYS)
+        except ValueError as exc:
+            problems.append(f"{exc}; line skipped")
+            return None
+        sender = None
+        direction_key = next((k for k in DIRECTION_KEYS if k in doc), None)
+        if direction_key is not None and doc[direction_key] is not None:
+            sender = _parse_direction(doc[direction_key])
+            if sender is None:
+                problems.append(f"unknown direction {doc[direction_key]!r}; read as if it were not given")
+        time = None
+        time_key = next((k for k in TIME_KEYS if k in doc), None)
+        if time_key is not None and doc[time_key] is not None:
+            try:
+                time = _TIME_ADAPTER.validate_python(doc[time_key])
+            except ValidationError:
+                problems.append(f"unreadable {time_key} {doc[time_key]!r}; read without a time")
+        return _Envelope(session or self.default_session, server or None, sender, time)
+
+    def _read_user_message(self, lineno: int, envelope: _Envelope, doc: dict[str, Any]) -> RecordStream:
+        text = doc.get("text")
+        if not isinstance(text, str):
+            yield RecordError(source=f"{self.name}:{lineno}", message="user_message line without a 'text' string")
+            return
+        yield from self._open_session(envelope.session, lineno)
+        yield UserMessage(session_id=envelope.session, time=envelope.time, text=text)
+
+    def _read_payload(self, lineno: int, envelope: _Envelope, payload: Any) -> RecordStream:
+        source = f"{self.name}:{lineno}"
+        if isinstance(payload, list):
+            if not payload:
+                yield RecordError(source=source, message="empty batch")
+                return
+            for i, message in enumerate(payload):
+                yield from self._read_message(lineno, envelope, message, f"batch item {i}: ")
+        else:
+            yield from self._read_message(lineno, envelope, payload, "")
+
+    # -- messages ------------------------------------------------------------------------------------------
+
+    def _read_message(self, lineno: int, envelope: _Envelope, message: Any, where: str) -> RecordStream:
+        source = f"{self.name}:{lineno}"
+        if not isinstance(message, dict) or not _is_jsonrpc(message):
+            yield RecordError(source=source, message=f"{where}not a JSON-RPC message")
+            return
+        has_id = message.get("id") is not None
+        id_key = _id_key(message.get("id"))
+        if has_id and id_key is None:
+            yield RecordError(source=source, message=f"{where}id {message['id']!r} is neither a string nor a number")
+            return
+        yield from self._open_session(envelope.session, lineno)
+        connection = self._connection(envelope)
+        if "method" in message:
+            method = message["method"]
+            if not isinstance(method, str) or not method:
+                yield RecordError(source=source, message=f"{where}'method' is not a non-empty string")
+            elif "id" in message and not has_id:
+                yield RecordError(source=source, message=f"{where}{method} request with a null id; skipped")
+            elif id_key is not None:
+                yield from self._read_request(lineno, envelope, connection, message, method, id_key, where)
+            else:
+                yield from self._read_notification(envelope, connection, message, method)
+        elif "result" in message or "error" in message:
+            if "result" in message and "error" in message:
+                yield RecordError(source=source, message=f"{where}response with both 'result' and 'error'; skipped")
+            elif id_key is None:
+                detail = _error_text(message.get("error")) if "error" in message else "a result"
+                yield RecordError(source=source, message=f"{where}response without an id ({detail}); skipped")
+            else:
+                yield from self._read_response(lineno, envelope, connection, message, id_key, where)
+
+    def _read_request(
+        self,
+        lineno: int,
+        envelope: _Envelope,
+        connection: _Connection,
+        message: dict[str, Any],
+        method: str,
+        id_key: IdKey,
+        where: str,
+    ) -> RecordStream:
+        source = f"{self.name}:{lineno}"
+        origin = _request_origin(method, envelope.sender)
+        key = (origin, id_key)
+        connection.cancelled.pop(key, None)
+        previous = connection.requests.pop(key, None)
+        if previous is not None:
+            yield from self._abandon(
+                envelope.session, previous, f"its id was reused at line {lineno} before a response arrived"
+            )
+        params = message.get("params")
+        request = _Request(method=method, line=lineno, id_text=_id_text(id_key))
+        if method == "tools/list":
+            request.cursor = isinstance(params, dict) and params.get("cursor") is not None
+            if not request.cursor:
+                yield from self._flush_pages(envelope.session, connection)
+        elif method == "tools/call":
+            name = params.get("name") if isinstance(params, dict) else None
+            if not isinstance(name, str) or not name:
+                yield RecordError(source=source, message=f"{where}tools/call without a tool name; skipped")
+            else:
+                arguments = params.get("arguments") if isinstance(params, dict) else None
+                if arguments is not None and not isinstance(arguments, dict):
+                    yield RecordError(
+                        source=source, message=f"{where}tools/call arguments are not an object; read as unknown"
+                    )
+                    arguments = None
+                elif arguments is None:
+                    arguments = {}  # MCP: a call without arguments has none
+                yield from self._flush_pages(envelope.session, connection)
+                request.tool = name
+                request.call_id = self._call_id(envelope.session, request.id_text, self._server_of(connection))
+                yield ToolCall(
+                    session_id=envelope.session,
+                    time=envelope.time,
+                    call_id=request.call_id,
+                    server=self._server_of(connection),
+                    tool=name,
+                    arguments=arguments,
+                )
+        connection.requests[key] = request
+
+    def _read_response(
+        self,
+        lineno: int,
+        envelope: _Envelope,
+        connection: _Connection,
+        message: dict[str, Any],
+        id_key: IdKey,
+        where: str,
+    ) -> RecordStream:
+        source = f"{self.name}:{lineno}"
+        # A response answers a request of the other side; without a direction, try the client's first.
+        order = (envelope.sender.other, envelope.sender) if envelope.sender else (Peer.CLIENT, Peer.SERVER)
+        found = next(((p, id_key) for p in order if (p, id_key) in connection.requests), None)
+        if found is None:
+            if any((p, id_key) in connection.cancelled for p in order):
+                return  # the protocol allows a response to cross its cancellation: ignore it
+            yield RecordError(
+                source=source,
+                message=f"{where}response to id {_id_text(id_key)}, which no open request of this session "
+                f"(server {self._server_of(connection)!r}) sent; ignored",
+            )
+            return
+        request = connection.requests.pop(found)
+        result = message.get("result")
+        self._learn_server_name(connection, request.method, result)
+        if request.call_id is not None:
+            if "error" in message:
+                yield ToolResult(
+                    session_id=envelope.session,
+                    time=envelope.time,
+                    call_id=request.call_id,
+                    result=message["error"],
+                    is_error=True,
+                )
+            else:
+                is_error = isinstance(result, dict) and result.get("isError") is True
+                yield ToolResult(
+                    session_id=envelope.session,
+                    time=envelope.time,
+                    call_id=request.call_id,
+                    result=result,
+                    is_error=is_error,
+                )
+        elif request.method == "tools/list":
+            if "error" in message:
+                yield from self._flush_pages(envelope.session, connection)
+            elif not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+                yield RecordError(source=source, message=f"{where}tools/list result without a 'tools' array")
+            else:
+                yield from self._add_page(envelope, connection, result, request.cursor)
+
+    def _read_notification(
+        self, envelope: _Envelope, connection: _Connection, message: dict[str, Any], method: str
+    ) -> RecordStream:
+        if method != "notifications/cancelled":
+            return  # list_changed needs nothing: the next listing is compared with the last one anyway
+        params = message.get("params")
+        id_key = _id_key(params.get("requestId")) if isinstance(params, dict) else None
+        if id_key is None:
+            return
+        # The side that cancels is the side that sent the request.
+        order = (envelope.sender, envelope.sender.other) if envelope.sender else (Peer.CLIENT, Peer.SERVER)
+        found = next(((p, id_key) for p in order if (p, id_key) in connection.requests), None)
+        if found is None:
+            return  # already answered (the race the protocol allows) or unknown: receivers ignore it
+        request = connection.requests.pop(found)
+        connection.cancelled[found] = None
+        if len(connection.cancelled) > _CANCELLED_REMEMBERED:
+            connection.cancelled.popitem(last=False)
+        if request.call_id is not None:
+            yield ToolResult(
+                session_id=envelope.session, time=envelope.time, call_id=request.call_id, result=None, is_error=True
+            )
+
+    # -- tool listings ---------------------------------------------------------------------------------------
+
+    def _add_page(
+        self, envelope: _Envelope, connection: _Connection, result: dict[str, Any], continued: bool
+    ) -> RecordStream:
+        if not continued:
+            yield from self._flush_pages(envelope.session, connection)
+        connection.pages = [*(connection.pages or []), *result["tools"]]
+        connection.pages_time = envelope.time
+        next_cursor = result.get("nextCursor")
+        if not (isinstance(next_cursor, str) and next_cursor):
+            yield from self._flush_pages(envelope.session, connection)
+
+    def _flush_pages(self, session: str, connection: _Connection) -> RecordStream:
+        """Emit the listing gathered so far, unless it is the one emitted last."""
+        tools, connection.pages = connection.pages, None
+        if tools is None:
+            return
+        digest = hashlib.sha256(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS)).digest()
+        if digest == connection.listed:
+            return
+        connection.listed = digest
+        yield ToolsListed(
+            session_id=session, time=connection.pages_time, server=self._server_of(connection), tools=tools
+        )
+
+    # -- sessions --------------------------------------------------------------------------------------------
+
+    def _open_session(self, sid: str, lineno: int) -> RecordStream:
+        session = self.sessions.get(sid)
+        if session is None:
+            if sid in self.closed:
+                del self.closed[sid]
+                yield RecordError(
+                    source=f"{self.name}:{lineno}",
+                    message=(
+                        f"session {sid!r} continues after it was closed (more than {self.max_open_sessions} "
+                        "sessions interleaved); its later events are analysed as a separate session"
+                    ),
+                )
+            self.sessions[sid] = _Session(lineno)
+            if len(self.sessions) > self.max_open_sessions:
+                oldest = next(iter(self.sessions))
+                yield from self._end_session(oldest)
+                self.closed[oldest] = None
+                if len(self.closed) > _CLOSED_REMEMBERED_FACTOR * self.max_open_sessions:
+                    self.closed.popitem(last=False)
+        self.sessions.move_to_end(sid)
+
+    def _connection(self, envelope: _Envelope) -> _Connection:
+        connections = self.sessions[envelope.session].connections
+        if envelope.server is None and len(connections) == 1:
+            return next(iter(connections.values()))
+        connection = connections.get(envelope.server)
+        if connection is None:
+            connection = connections[envelope.server] = _Connection(envelope.server)
+        return connection
+
+    def _server_of(self, connection: _Connection) -> str:
+        return connection.explicit_server or connection.announced_server or self.default_server
+
+    @staticmethod
+    def _learn_server_name(connection: _Connection, method: str, result: Any) -> None:
+        if connection.announced_server is not None or not isinstance(result, dict):
+            return
+        info = result.get("serverInfo") if method == "initialize" else None
+        if not isinstance(info, dict):
+            meta = result.get("_meta")
+            info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
+        name = info.get("name") if isinstance(info, dict) else None
+        if isinstance(name, str) and name:
+            connection.announced_server = name
+
+    def _call_id(self, sid: str, id_text: str, server: str) -> str:
+        """The JSON-RPC id, unless a call of the session still open (on another server) has it."""
+        open_ids = {
+            r.call_id
+            for c in self.sessions[sid].connections.values()
+            for r in c.requests.values()
+            if r.call_id is not None
+        }
+        candidate = id_text
+        if candidate in open_ids:
+            candidate = f"{server}:{id_text}"
+        n = 2
+        while candidate in open_ids:
+            candidate = f"{server}:{id_text}#{n}"
+            n += 1
+        return candidate
+
+    def _abandon(self, sid: str, request: _Request, why: str) -> RecordStream:
+        what = f"tools/call {request.tool!r}" if request.tool else request.method
+        counted = "; counted as run, with no recorded result" if request.call_id else ""
+        yield RecordError(
+            source=f"{self.name}:{request.line}",
+            message=f"{what} (id {request.id_text}) got no response: {why}{counted}",
+        )
+        if request.call_id is not None:
+            yield ToolResult(session_id=sid, call_id=request.call_id, result=None)
+
+    def _end_session(self, sid: str) -> RecordStream:
+        session = self.sessions.pop(sid)
+        for connection in session.connections.values():
+            yield from self._flush_pages(sid, connection)
+        unanswered = sorted(
+            (r for c in session.connections.values() for r in c.requests.values()), key=lambda r: r.line
+        )
+        for request in unanswered:
+            yield from self._abandon(sid, request, "the log ended first")
+        yield SessionEnd(session_id=sid)
+
+    def finish(self) -> RecordStream:
+        """End every open session, in order of first appearance."""
+        for sid in sorted(self.sessions, key=lambda s: self.sessions[s].first_line):
+            yield from self._end_session(sid)
+
+
+# -- helpers -----------------------------------------------------------------------------------------------
+
+
+def _is_jsonrpc(doc: dict[str, Any]) -> bool:
+    return "jsonrpc" in doc or "method" in doc or ("id" in doc and ("result" in doc or "error" in doc))
+
+
+def _is_log_line(doc: Any) -> bool:
+    """A bare message, a batch of messages, or a wrapper holding one."""
+    if isinstance(doc, list):
+        return bool(doc) and all(isinstance(m, dict) and _is_jsonrpc(m) for m in doc)
+    if not isinstance(doc, dict):
+        return False
+    if _is_jsonrpc(doc):
+        return doc.get("jsonrpc") == "2.0"
+    payload = next((doc[k] for k in MESSAGE_KEYS if k in doc), None)
+    if isinstance(payload, str):
+        try:
+            payload = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return False
+    return isinstance(payload, dict | list) and _is_log_line(payload)
+
+
+def _first_name(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` present and not null, as text; None when there is none.
+
+    Raises ValueError when that value is not a non-empty string or an integer.
+    """
+    for key in keys:
+        value = doc.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+            raise ValueError(f"{key!r} must be a non-empty string, not {value!r}")
+        return str(value)
+    return None
+
+
+def _parse_direction(value: Any) -> Peer | None:
+    if not isinstance(value, str):
+        return None
+    return _DIRECTIONS.get(value.lower().translate(_DIRECTION_NOISE))
+
+
+def _request_origin(method: str, sender: Peer | None) -> Peer:
+    """Who sent a request: known methods go one way only; others follow the direction, else the client."""
+    if method in _CLIENT_METHODS or method.startswith(_CLIENT_METHOD_PREFIXES):
+        return Peer.CLIENT
+    if method.startswith(_SERVER_METHOD_PREFIXES):
+        return Peer.SERVER
+    return sender or Peer.CLIENT
+
+
+def _id_key(value: Any) -> IdKey | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, int | float):
+        return ("n", value)
+    return None
+
+
+def _id_text(key: IdKey) -> str:
+    kind, value = key
+    if kind == "n" and isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return f"error {error.get('code')}: {error.get('message')}"
+    return f"error {error!r}"
+
+
+def _strip_suffix(name: str) -> str:
+    for suffix in LOG_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name

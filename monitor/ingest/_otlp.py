@@ -1,0 +1,412 @@
+"""OTLP JSON traces: ``ExportTraceServiceRequest`` documents, alone or one per line (Collector file exporter).
+
+Decoding is tolerant of what writers actually produce: keys in camelCase (``traceId``, the OTLP/JSON
+mapping) or snake_case (``trace_id``, protobuf field names); ``scopeSpans`` or the older
+``instrumentationLibrarySpans``; trace and span ids in hex (either case, as OTLP/JSON specifies) or base64
+(as protobuf's generic JSON mapping writes bytes); span kind and status code as numbers or names
+(``2``, ``"SPAN_KIND_SERVER"``, ``"SERVER"``); 64-bit integers as strings or numbers; attribute values of
+every ``AnyValue`` kind, ``kvlistValue``, ``arrayValue`` and ``bytesValue`` included (bytes become text when
+they are UTF-8, else stay base64).
+
+**Layout.** A file whose first non-blank line is a JSON value is read as JSON lines: one document per line,
+each line decoded and dropped before the next is read. A file whose first line opens a document without
+closing it (``{`` alone, as pretty-printers write) is one document and is read whole: use JSON lines for
+large exports.
+
+**Streaming and its bounds.** Spans go to a :class:`~monitor.spans.SpanAssembler`, which keeps a
+small summary per span of each open trace and turns a trace into events once its root span has been read,
+or once no span of it came for a while (counted in spans), or when too many spans are buffered; sessions
+end once idle. So children may come before their parents, even in earlier lines, and memory follows the
+traces and sessions still open, never the file: at most ``max_buffered_spans`` span summaries (default
+100,000) holding at most about ``max_buffered_bytes`` of content (default 32 MiB of argument, result and
+message text), plus the links of the last ``remembered_spans`` spans (for late children, default 100,000),
+plus one line.
+
+Errors name ``file:line``; a bad span names its place in the document too, and the rest is kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from monitor.models._records import RecordError, RecordStream
+from monitor.spans import (
+    DEFAULT_MAX_BUFFERED_BYTES,
+    DEFAULT_MAX_BUFFERED_SPANS,
+    DEFAULT_REMEMBERED_SPANS,
+    DEFAULT_SESSION_IDLE_SPANS,
+    DEFAULT_TRACE_IDLE_SPANS,
+    SpanAssembler,
+    SpanKind,
+    SpanRecord,
+    StatusCode,
+)
+
+__all__ = ["decode_export", "iter_documents", "read_otlp", "read_otlp_stream", "sniff"]
+
+_SNIFF_KEYS = (b'"resourceSpans"', b'"resource_spans"')
+
+
+def sniff(head: bytes) -> bool:
+    """True when the first bytes of a file look like OTLP JSON traces (a document, or JSON lines of them)."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return start[:1] in (b"{", b"[") and any(key in head for key in _SNIFF_KEYS)
+
+
+def read_otlp(
+    path: Path,
+    *,
+    trace_idle_spans: int = DEFAULT_TRACE_IDLE_SPANS,
+    session_idle_spans: int = DEFAULT_SESSION_IDLE_SPANS,
+    max_buffered_spans: int = DEFAULT_MAX_BUFFERED_SPANS,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+    remembered_spans: int = DEFAULT_REMEMBERED_SPANS,
+) -> RecordStream:
+    """Stream the session events of an OTLP JSON traces file (see the module documentation for the bounds)."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
+        return
+    with fh:
+        yield from read_otlp_stream(
+            fh,
+            str(path),
+            trace_idle_spans=trace_idle_spans,
+            session_idle_spans=session_idle_spans,
+            max_buffered_spans=max_buffered_spans,
+            max_buffered_bytes=max_buffered_bytes,
+            remembered_spans=remembered_spans,
+        )
+
+
+def read_otlp_stream(
+    fh: IO[bytes],
+    name: str,
+    *,
+    trace_idle_spans: int = DEFAULT_TRACE_IDLE_SPANS,
+    session_idle_spans: int = DEFAULT_SESSION_IDLE_SPANS,
+    max_buffered_spans: int = DEFAULT_MAX_BUFFERED_SPANS,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+    remembered_spans: int = DEFAULT_REMEMBERED_SPANS,
+) -> RecordStream:
+    """Stream the session events of OTLP JSON read from ``fh``; ``name`` names it in errors."""
+    assembler = SpanAssembler(
+        trace_idle_spans=trace_idle_spans,
+        session_idle_spans=session_idle_spans,
+        max_buffered_spans=max_buffered_spans,
+        max_buffered_bytes=max_buffered_bytes,
+        remembered_spans=remembered_spans,
+    )
+    for item in iter_documents(fh, name):
+        if isinstance(item, RecordError):
+            yield item
+            continue
+        source, document = item
+        for span in decode_export(document, source):
+            if isinstance(span, RecordError):
+                yield span
+            else:
+                assembler.add(span, source)
+        yield from assembler.drain()
+    yield from assembler.finish()
+
+
+def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | RecordError]:
+    """Yield ``(source, parsed JSON)`` per document, or a :class:`RecordError` for a line that is not JSON."""
+    lines = enumerate(fh, start=1)
+    for lineno, line in lines:
+        text = line.strip()
+        if lineno == 1:
+            text = text.removeprefix(b"\xef\xbb\xbf").strip()
+        if not text:
+            continue
+        try:
+            yield f"{name}:{lineno}", orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            if text[-1:] in (b"{", b"["):  # a pretty-printed document starts here: read it whole
+                rest = b"".join(part for _, part in lines)
+                first = line.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else line
+                yield from _whole_document(first + rest, name, lineno)
+                return
+            yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
+        break
+    for lineno, line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            yield f"{name}:{lineno}", orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
+
+
+def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[tuple[str, Any] | RecordError]:
+    try:
+        yield f"{name}:{first_line}", orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        yield RecordError(source=f"{name}:{first_line + exc.lineno - 1}", message=f"not JSON: {exc.msg}")
+
+
+class _MalformedError(ValueError):
+    pass
+
+
+def decode_export(document: Any, source: str) -> Iterator[SpanRecord | RecordError]:
+    """Decode one ``ExportTraceServiceRequest`` (or a list of them) into spans; bad parts become errors."""
+    if isinstance(document, list):
+        for i, part in enumerate(document):
+            yield from _decode_request(part, source, f"[{i}]/")
+    else:
+        yield from _decode_request(document, source, "")
+
+
+def _decode_request(document: Any, source: str, where: str) -> Iterator[SpanRecord | RecordError]:
+    if not isinstance(document, dict):
+        yield RecordError(source=source, message=f"{where or 'document'}: not a JSON object; skipped")
+        return
+    resource_spans = _pick(document, "resourceSpans", "resource_spans")
+    if not isinstance(resource_spans, list):
+        problem = "no resourceSpans" if resource_spans is None else "resourceSpans is not a list"
+        yield RecordError(source=source, message=f"{where}not an OTLP trace export: {problem}; skipped")
+        return
+    for ri, block in enumerate(resource_spans):
+        path = f"{where}resourceSpans/{ri}"
+        if not isinstance(block, dict):
+            yield RecordError(source=source, message=f"{path}: not an object; skipped")
+            continue
+        resource = block.get("resource")
+        try:
+            resource_attributes = _decode_attributes(resource.get("attributes")) if isinstance(resource, dict) else {}
+        except _MalformedError as exc:
+            yield RecordError(source=source, message=f"{path}/resource: {exc}; its spans are skipped")
+            continue
+        scopes = _pick(block, "scopeSpans", "scope_spans")
+        scope_key = "scopeSpans"
+        if scopes is None:
+            scopes = _pick(block, "instrumentationLibrarySpans", "instrumentation_library_spans")
+            scope_key = "instrumentationLibrarySpans"
+        if scopes is None:
+            continue
+        if not isinstance(scopes, list):
+            yield RecordError(source=source, message=f"{path}/{scope_key}: not a list; skipped")
+            continue
+        for si, scope in enumerate(scopes):
+            spans = scope.get("spans") if isinstance(scope, dict) else None
+            if spans is None and isinstance(scope, dict):
+                continue
+            if not isinstance(spans, list):
+                yield RecordError(source=source, message=f"{path}/{scope_key}/{si}: no list of spans; skipped")
+                continue
+            for pi, span in enumerate(spans):
+                try:
+                    yield _decode_span(span, resource_attributes)
+                except _MalformedError as exc:
+                    yield RecordError(source=source, message=f"{path}/{scope_key}/{si}/spans/{pi}: {exc}; span skipped")
+
+
+def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
+    value = obj.get(camel)
+    return obj.get(snake) if value is None else value
+
+
+def _decode_span(span: Any, resource_attributes: dict[str, Any]) -> SpanRecord:
+    if not isinstance(span, dict):
+        raise _MalformedError("not an object")
+    trace_id = _decode_id(_pick(span, "traceId", "trace_id"), 16, "traceId")
+    span_id = _decode_id(_pick(span, "spanId", "span_id"), 8, "spanId")
+    parent = _pick(span, "parentSpanId", "parent_span_id")
+    parent_id = _decode_id(parent, 8, "parentSpanId") if parent else None
+    name = span.get("name")
+    status = span.get("status")
+    code = StatusCode.UNSET
+    message = ""
+    if isinstance(status, dict):
+        code = _decode_status_code(status.get("code"))
+        status_message = status.get("message")
+        message = status_message if isinstance(status_message, str) else ""
+    return SpanRecord(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_span_id=parent_id,
+        name=name if isinstance(name, str) else "",
+        kind=_decode_kind(span.get("kind")),
+        start_time_ns=_decode_int(_pick(span, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano"),
+        end_time_ns=_decode_int(_pick(span, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano"),
+        attributes=_decode_attributes(span.get("attributes")),
+        resource_attributes=resource_attributes,
+        status_code=code,
+        status_message=message,
+    )
+
+
+def _decode_id(value: Any, size: int, field: str) -> str:
+    """An id as lowercase hex, from hex (either case) or base64 (standard or URL-safe, padded or not)."""
+    if not isinstance(value, str) or not value:
+        raise _MalformedError(f"{field} is missing" if value in (None, "") else f"{field} is not a string")
+    raw: bytes | None = None
+    if len(value) == 2 * size:
+        try:
+            raw = bytes.fromhex(value)
+        except ValueError:
+            raw = None
+        if raw is not None and len(raw) != size:
+            raw = None
+    if raw is None:
+        try:
+            padded = value + "=" * (-len(value) % 4)
+            altchars = b"-_" if ("-" in value or "_" in value) else None
+            raw = base64.b64decode(padded, altchars=altchars, validate=True)
+        except (binascii.Error, ValueError):
+            raise _MalformedError(f"{field} {value[:40]!r} is neither hex nor base64") from None
+        if len(raw) != size:
+            raise _MalformedError(f"{field} {value[:40]!r} is {len(raw)} bytes, not {size}")
+    if not any(raw):
+        raise _MalformedError(f"{field} is all zeros")
+    return raw.hex()
+
+
+def _decode_int(value: Any, field: str) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise _MalformedError(f"{field} is not an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return int(float(value))
+            except ValueError:
+                pass
+    raise _MalformedError(f"{field} {str(value)[:40]!r} is not an integer")
+
+
+_KIND_NAMES = {kind.name: kind for kind in SpanKind}
+_STATUS_NAMES = {code.name: code for code in StatusCode}
+
+
+def _decode_kind(value: Any) -> SpanKind:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return SpanKind(value) if 0 <= value <= 5 else SpanKind.UNSPECIFIED
+    if isinstance(value, str):
+        if value.isdigit():
+            return _decode_kind(int(value))
+        return _KIND_NAMES.get(value.upper().removeprefix("SPAN_KIND_"), SpanKind.UNSPECIFIED)
+    return SpanKind.UNSPECIFIED
+
+
+def _decode_status_code(value: Any) -> StatusCode:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return StatusCode(value) if 0 <= value <= 2 else StatusCode.UNSET
+    if isinstance(value, str):
+        if value.isdigit():
+            return _decode_status_code(int(value))
+        return _STATUS_NAMES.get(value.upper().removeprefix("STATUS_CODE_"), StatusCode.UNSET)
+    return StatusCode.UNSET
+
+
+def _decode_attributes(raw: Any) -> dict[str, Any]:
+    """``[{"key": k, "value": AnyValue}]`` as a plain dict (a plain ``{k: v}`` object is accepted too)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, list):
+        out: dict[str, Any] = {}
+        for kv in raw:
+            if isinstance(kv, dict):
+                key = kv.get("key")
+                if isinstance(key, str):
+                    value = kv.get("value")
+                    # The common case first: a string value.
+                    text = value.get("stringValue") if isinstance(value, dict) else None
+                    out[key] = text if text is not None else _decode_value(value)
+        return out
+    if isinstance(raw, dict):
+        return {k: _decode_value(v) if _is_any_value(v) else v for k, v in raw.items()}
+    raise _MalformedError("attributes is not a list")
+
+
+_ANY_VALUE_KEYS = frozenset(
+    {
+        "stringValue",
+        "string_value",
+        "boolValue",
+        "bool_value",
+        "intValue",
+        "int_value",
+        "doubleValue",
+        "double_value",
+        "arrayValue",
+        "array_value",
+        "kvlistValue",
+        "kvlist_value",
+        "bytesValue",
+        "bytes_value",
+    }
+)
+
+
+def _is_any_value(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _ANY_VALUE_KEYS
+
+
+def _decode_value(value: Any) -> Any:
+    """An ``AnyValue`` as a plain value; an empty or unknown one as None."""
+    if not isinstance(value, dict):
+        return value
+    for key, item in value.items():
+        if key in ("stringValue", "string_value"):
+            return item
+        if key in ("intValue", "int_value"):
+            return _lenient_int(item)
+        if key in ("boolValue", "bool_value"):
+            return item if isinstance(item, bool) else str(item).lower() == "true"
+        if key in ("doubleValue", "double_value"):
+            return _lenient_float(item)
+        if key in ("arrayValue", "array_value"):
+            values = item.get("values") if isinstance(item, dict) else None
+            return [_decode_value(v) for v in values] if isinstance(values, list) else []
+        if key in ("kvlistValue", "kvlist_value"):
+            values = item.get("values") if isinstance(item, dict) else None
+            return _decode_attributes(values) if isinstance(values, list) else {}
+        if key in ("bytesValue", "bytes_value"):
+            return _decode_bytes(item)
+    return None
+
+
+def _lenient_int(value: Any) -> Any:
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _lenient_float(value: Any) -> Any:
+    if isinstance(value, float):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _decode_bytes(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4))
+        return raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return value

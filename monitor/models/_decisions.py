@@ -1,0 +1,139 @@
+"""Decisions, levels, reasons, evidence and alerts: what the engine says about a call and a session."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from monitor.models._legs import Leg
+from monitor.models._tools import Severity
+
+
+class Action(StrEnum):
+    """What a host should do with a requested call."""
+
+    ALLOW = "allow"
+    CONFIRM = "confirm"
+    DENY = "deny"
+
+    @property
+    def rank(self) -> int:
+        """Strictness: allow < confirm < deny."""
+        return _ACTION_RANK[self]
+
+
+_ACTION_RANK = {a: i for i, a in enumerate(Action)}
+
+
+class Level(StrEnum):
+    """How far a session (or the call that got it there) has gone towards the trifecta."""
+
+    CLEAN = "clean"
+    PARTIAL = "partial"
+    ARMED = "armed"
+    TRIFECTA = "trifecta"
+    EXFILTRATION = "exfiltration"
+
+    @property
+    def rank(self) -> int:
+        """Order clean < partial < armed < trifecta < exfiltration."""
+        return _LEVEL_RANK[self]
+
+
+_LEVEL_RANK = {lv: i for i, lv in enumerate(Level)}
+
+
+class Reason(StrEnum):
+    """Reason codes attached to a decision."""
+
+    NO_EXTERNAL_COMMUNICATION = "no-external-communication"
+    NOT_ARMED = "not-armed"
+    DESTINATION_USER_SANCTIONED = "destination-user-sanctioned"
+    DESTINATION_ALLOWLISTED = "destination-allowlisted"
+    DESTINATION_FROM_LISTING = "destination-from-listing"
+    DESTINATION_FROM_PRIVATE_CONTENT = "destination-from-private-content"
+    DESTINATION_ATTACKER_SUGGESTED = "destination-attacker-suggested"
+    DESTINATION_UNSEEN = "destination-unseen"
+    NO_DESTINATION = "no-destination"
+    NO_PRIVATE_FRAGMENT = "no-private-fragment"
+    PRIVATE_FRAGMENT = "private-fragment"
+    PRIVATE_SOURCE_STEERED = "private-source-steered"
+    PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
+    ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
+    ENFORCED = "enforced"
+    BASELINE_ASKS = "baseline-client-asks"
+    BASELINE_BLOCKS = "baseline-client-blocks"
+    MONITOR_ERROR = "monitor-error"
+
+
+class EvidenceKind(StrEnum):
+    """What an evidence item shows."""
+
+    FRAGMENT = "fragment"
+    DESTINATION = "destination"
+
+
+class Evidence(BaseModel):
+    """One piece of evidence: private content found in a call's arguments, or a destination's origin."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: EvidenceKind
+    from_call: str | None
+    detail: str
+
+
+class Decision(BaseModel):
+    """The verdict on one requested call: a pure function of the session state and the call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call_id: str
+    action: Action
+    level: Level
+    legs_before: frozenset[Leg]
+    legs_call: frozenset[Leg]
+    reasons: tuple[Reason, ...]
+    rule_ids: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    monitor_action: Action | None = None
+    """With a baseline client profile: what the monitor alone decided (``action`` is the stricter)."""
+
+
+class AlertKind(StrEnum):
+    """Kinds of alert a session raises."""
+
+    EXPOSED = "exposed"
+    ARMED = "armed"
+    TRIFECTA = "trifecta"
+    EXFILTRATION = "exfiltration"
+    INVALID_ANNOTATION = "invalid-annotation"
+    DEFINITION_CHANGED = "definition-changed"
+    EVIDENCE_TRUNCATED = "evidence-truncated"
+    MONITORING_GAP = "monitoring-gap"
+
+
+ALERT_SEVERITY: dict[AlertKind, Severity] = {
+    AlertKind.EXPOSED: Severity.INFO,
+    AlertKind.ARMED: Severity.WARNING,
+    AlertKind.TRIFECTA: Severity.HIGH,
+    AlertKind.EXFILTRATION: Severity.CRITICAL,
+    AlertKind.INVALID_ANNOTATION: Severity.WARNING,
+    AlertKind.DEFINITION_CHANGED: Severity.HIGH,
+    AlertKind.EVIDENCE_TRUNCATED: Severity.INFO,
+    AlertKind.MONITORING_GAP: Severity.HIGH,
+}
+
+
+class Alert(BaseModel):
+    """An alert raised in a session, with the call path and the evidence behind it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: AlertKind
+    severity: Severity
+    call_id: str | None
+    message: str
+    path: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()

@@ -1,0 +1,158 @@
+"""The engine process of the span processor: ``python -m monitor.otel._child``, started by the processor.
+
+Reads its configuration (an 8-byte length, then a pickle), then one record per line on standard input; writes
+the engine's messages, one per line, on standard output; ends when its input ends. Log records of WARNING and
+above are sent to the processor, which logs them in the application's process.
+
+A thread reads standard input as soon as records arrive and keeps them here, up to ``max_bytes`` of them, while
+the engine works through them: records waiting for the engine wait in this process, not in the application's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import sys
+import threading
+import traceback
+from collections import deque
+from typing import Any
+
+import orjson
+
+from monitor.otel import _records as rec
+from monitor.otel._engine import SpanEngine
+from monitor.session._monitor import SessionMonitor
+
+__all__ = ["run_child"]
+
+_CHUNK = 1 << 20
+
+
+class _ForwardHandler(logging.Handler):
+    """Sends log records to the processor as messages."""
+
+    def __init__(self, out: list[list[Any]]) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Queue the formatted record."""
+        try:
+            text = record.getMessage()
+            if record.exc_info:
+                text += "\n" + "".join(traceback.format_exception(*record.exc_info))
+            self.out.append([rec.OUT_LOG, record.levelno, text])
+        except Exception:  # pragma: no cover - nothing to report to
+            pass
+
+
+class _Inbox:
+    """What the processor wrote, read off the pipe as soon as it arrives (so that the application's process
+    does not hold it), at most ``max_bytes`` of it; beyond that, reading pauses and the pipe fills."""
+
+    def __init__(self, fd: int, max_bytes: int) -> None:
+        self.fd = fd
+        self.max_bytes = max_bytes
+        self.chunks: deque[bytes] = deque()
+        self.size = 0
+        self.ended = False
+        self.ready = threading.Condition()
+        threading.Thread(target=self._read, name="trifecta-monitor-inbox", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            with self.ready:
+                while self.size >= self.max_bytes:
+                    self.ready.wait()
+            try:
+                chunk = os.read(self.fd, _CHUNK)
+            except OSError:
+                chunk = b""
+            with self.ready:
+                if not chunk:
+                    self.ended = True
+                else:
+                    self.chunks.append(chunk)
+                    self.size += len(chunk)
+                self.ready.notify_all()
+            if not chunk:
+                return
+
+    def take(self) -> bytes | None:
+        """The oldest data read, about one chunk of it (waiting for some); None once the input ended and
+        all was taken."""
+        with self.ready:
+            while not self.chunks and not self.ended:
+                self.ready.wait()
+            if not self.chunks:
+                return None
+            taken = [self.chunks.popleft()]
+            size = len(taken[0])
+            while self.chunks and size < _CHUNK:
+                taken.append(self.chunks.popleft())
+                size += len(taken[-1])
+            self.size -= size
+            self.ready.notify_all()
+            return taken[0] if len(taken) == 1 else b"".join(taken)
+
+
+def run_child() -> int:
+    """Run the engine on standard input until it ends."""
+    fd = sys.stdin.fileno()
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # stray prints must not corrupt the messages
+    pending = bytearray()
+    while len(pending) < 8 or len(pending) < 8 + int.from_bytes(pending[:8], "big"):
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return 1  # the processor went away before it configured us
+        pending += chunk
+    size = int.from_bytes(pending[:8], "big")
+    config = pickle.loads(bytes(pending[8 : 8 + size]))
+    _lower_priority(config["niceness"])
+    rest = bytes(pending[8 + size :])
+    out: list[list[Any]] = []
+    root = logging.getLogger()
+    root.handlers[:] = [_ForwardHandler(out)]
+    root.setLevel(logging.WARNING)
+    engine = SpanEngine(SessionMonitor(**config["monitor"]), out.append, **config["engine"])
+    inbox = _Inbox(fd, config["max_bytes"])
+    while True:
+        lines = rest.split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            if not line:
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                out.append([rec.OUT_ERROR, "record", 1, f"unreadable record: {line[:200]!r}"])
+                continue
+            engine.handle(record)
+        engine.end_batch()
+        if out:
+            try:
+                stdout.write(b"".join(orjson.dumps(message, default=str) + b"\n" for message in out))
+                stdout.flush()
+            except BrokenPipeError:
+                return 0  # the processor is gone
+            out.clear()
+        taken = inbox.take()
+        if taken is None:
+            break
+        rest += taken
+    return 0
+
+
+def _lower_priority(niceness: int) -> None:
+    """Let the application's threads run first when the machine is busy (the engine catches up after)."""
+    if niceness:
+        with contextlib.suppress(AttributeError, OSError):  # not POSIX, or not allowed: the priority stays
+            os.nice(niceness)
+
+
+if __name__ == "__main__":
+    sys.exit(run_child())

@@ -1,0 +1,590 @@
+"""The engine side of the span processor: records of finished spans in, decisions, stamps and alerts out.
+
+:class:`SpanEngine` runs on the worker (a thread, or a process of its own) and is fed, in order, the records
+the processor writes on the application's threads (:mod:`monitor.otel._records`). It merges the spans of one
+call exactly as the offline OTLP reader does (:func:`~monitor.spans.assemble_trace`), feeds the
+:class:`SessionMonitor`, and sends back what the application side needs: the level and legs to stamp on new
+spans, the alerts to emit, the decisions made, and the answers to requests. It is single-threaded: only the
+worker calls it. Its clock is the time the processor wrote into each record, so expiry follows the
+application's clock whichever process the engine runs in.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from monitor.models._decisions import Decision, Level
+from monitor.otel import _records as rec
+from monitor.otel._names import (
+    ATTR_ACTION,
+    ATTR_ALERT_KIND,
+    ATTR_ALERT_PATH,
+    ATTR_ALERT_SEVERITY,
+    ATTR_CALL_ID,
+    ATTR_EVIDENCE,
+    ATTR_LEGS,
+    ATTR_LEVEL,
+    ATTR_SERVER,
+    ATTR_SESSION_ID,
+    ATTR_TOOL,
+    format_legs,
+    summarize_evidence,
+)
+from monitor.session._monitor import SessionMonitor
+from monitor.spans import (
+    MergedCall,
+    ParseCache,
+    SpanFacts,
+    SpanLink,
+    SpanRecord,
+    StatusCode,
+    TraceItem,
+    assemble_trace,
+    extract_span_facts,
+    is_tool_span,
+)
+
+__all__ = ["SpanEngine"]
+
+Send = Callable[[list[Any]], None]
+
+_SEEN_PER_SESSION = 10_000  # user texts and tool lists remembered per session to take each once
+_DECIDED_PER_SESSION = 256  # calls decided by check_tool_call and awaiting their span, per session
+_TTL_SWEEP = 64  # expired span links dropped at most per record (the size bound is always kept)
+
+
+class _ToolLink:
+    """A tool span the engine has heard of: open (a holder for the spans below it) or ended."""
+
+    __slots__ = (
+        "call_id",
+        "decided",
+        "deferred_to",
+        "open",
+        "pending",
+        "session",
+        "tool",
+        "touched",
+        "trace_id",
+        "up",
+    )
+
+    def __init__(self, up: int, session: str, is_open: bool, touched: float) -> None:
+        self.up = up  # the nearest tool span above it (0: none)
+        self.session = session
+        self.open = is_open
+        self.tool: str | None = None
+        self.call_id: str | None = None
+        self.pending: list[tuple[str, SpanFacts]] | None = None  # tool spans below, held until this ends
+        self.deferred_to: _ToolLink | None = None
+        self.decided: str | None = None  # the call id check_tool_call decided for this span
+        self.touched = touched
+        self.trace_id = ""
+
+
+class _Session:
+    """The engine's bookkeeping for one session, besides the monitor's own state."""
+
+    __slots__ = ("alerts_seen", "decided", "gaps", "stamp", "tool_lists", "touched", "user_texts")
+
+    def __init__(self, touched: float) -> None:
+        self.touched = touched
+        self.stamp: tuple[str, str] = (Level.CLEAN.value, "")
+        self.alerts_seen = 0
+        self.gaps = 0
+        self.user_texts: set[int] = set()
+        self.tool_lists: set[tuple[str, int]] = set()
+        self.decided: OrderedDict[Any, str] = OrderedDict()
+
+
+class SpanEngine:
+    """Turns span records into monitor events, in record order; reports through ``send``. Never raises."""
+
+    def __init__(
+        self,
+        monitor: SessionMonitor,
+        send: Send,
+        *,
+        max_spans: int,
+        span_ttl: float,
+        max_sessions: int,
+        session_ttl: float,
+    ) -> None:
+        self.monitor = monitor
+        self._send = send
+        self.max_spans = max_spans
+        self.span_ttl = span_ttl
+        self.max_sessions = max_sessions
+        self.session_ttl = session_ttl
+        self._links: OrderedDict[int, _ToolLink] = OrderedDict()  # by last use
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()  # by last activity
+        self._cache = ParseCache()
+        self._now = 0.0
+        self._next_sweep = 0.0
+        self._engine_errors_seen = monitor.internal_errors
+        self._errors_reported: set[str] = set()
+        self._decided: Counter[str] = Counter()
+        self._orphans: list[tuple[str, list[tuple[str, SpanFacts]]]] = []
+
+    # -- entry point --------------------------------------------------------------------------------
+
+    def handle(self, record: list[Any]) -> None:
+        """Handle one record; a failure is reported as an internal error of kind ``engine``."""
+        try:
+            kind = record[0]
+            if kind == rec.END:
+                self._now = max(self._now, record[rec.E_TIME])
+                self._on_end(record)
+            elif kind == rec.START:
+                self._now = max(self._now, record[rec.S_TIME])
+                self._on_chat_start(record)
+            elif kind == rec.CHECK:
+                self._now = max(self._now, record[rec.K_TIME])
+                self._on_check(record)
+            elif kind == rec.GAP:
+                self._now = max(self._now, record[rec.G_TIME])
+                self._on_gap(record[rec.G_SESSION], record[rec.G_COUNT])
+            elif kind == rec.REQUEST:
+                self._on_request(record)
+            else:
+                raise ValueError(f"unknown record kind {kind!r}")
+            while self._orphans:
+                trace_id, held = self._orphans.pop()
+                self._assemble(trace_id, dict(held), linked=True)
+        except Exception:
+            self._report_error("engine", traceback.format_exc())
+        self._sync_engine_errors()
+        self._evict_sessions()
+
+    def end_batch(self) -> None:
+        """Send the counts of calls decided since the last batch (one message, not one per call)."""
+        if self._decided:
+            self._send([rec.OUT_DECISIONS, dict(self._decided)])
+            self._decided.clear()
+
+    def close(self) -> None:
+        """End every session held (the processor is shutting down)."""
+        for session_id in list(self._sessions):
+            self._end_session(session_id)
+
+    # -- span records -------------------------------------------------------------------------------
+
+    def _on_end(self, record: list[Any]) -> None:
+        span_id = record[rec.E_SPAN]
+        session = record[rec.E_SESSION]
+        span_record = _make_span_record(
+            record[rec.E_TRACE_HI],
+            record[rec.E_TRACE_LO],
+            span_id,
+            record[rec.E_UP],
+            record[rec.E_NAME],
+            record[rec.E_START],
+            record[rec.E_END_NS],
+            record[rec.E_ATTRIBUTES],
+            record[rec.E_STATUS],
+        )
+        attributes = span_record.attributes
+        link = self._links.get(span_id)
+        pending: list[tuple[str, SpanFacts]] | None = None
+        if link is not None:
+            link.open = False
+            link.up = record[rec.E_UP]
+            pending, link.pending = link.pending, None
+            self._touch_link(span_id, link)
+        if is_tool_span(attributes):
+            facts = extract_span_facts(span_record, self._cache)
+            if facts.session_key is None:
+                facts.session_key = session
+            self._end_tool(span_record, facts, link, record[rec.E_UP], pending)
+        elif pending:  # a span that looked like a tool span when it started, and no longer does
+            self._assemble(span_record.trace_id, dict(pending), linked=True)
+        else:
+            self._observe_chat(span_record, session)
+
+    def _on_chat_start(self, record: list[Any]) -> None:
+        span_record = _make_span_record(
+            record[rec.S_TRACE_HI],
+            record[rec.S_TRACE_LO],
+            record[rec.S_SPAN],
+            0,
+            record[rec.S_NAME],
+            record[rec.S_START],
+            None,
+            record[rec.S_ATTRIBUTES],
+            0,
+        )
+        self._observe_chat(span_record, record[rec.S_SESSION])
+
+    def _end_tool(
+        self,
+        record: SpanRecord,
+        facts: SpanFacts,
+        link: _ToolLink | None,
+        up: int,
+        pending: list[tuple[str, SpanFacts]] | None,
+    ) -> None:
+        tool = facts.tool
+        assert tool is not None and facts.session_key is not None
+        if link is None:
+            link = self._add_link(int(facts.span_id, 16), up, facts.session_key, is_open=False)
+        if up and tool is not None:
+            # Held until the outermost tool span of the call ends: one logical call, several spans.
+            ancestor = self._links.get(up)
+            if ancestor is None:  # not ended yet (its end would have left a link): hold this span for it
+                ancestor = self._add_link(up, 0, facts.session_key, is_open=True)
+            if ancestor is not None:
+                target = ancestor if ancestor.open else ancestor.deferred_to
+                if target is not None and target.open:
+                    if target.pending is None:
+                        target.pending = []
+                    target.trace_id = record.trace_id
+                    target.pending.append((facts.span_id, facts))
+                    if pending:
+                        target.pending.extend(pending)
+                    link.tool, link.call_id, link.deferred_to = tool.tool, tool.call_id, target
+                    return
+        spans = {facts.span_id: facts}
+        if pending:
+            spans.update(pending)
+        # Alone, without a tool span above it, nothing linked can change how it merges: skip the lookups.
+        self._assemble(record.trace_id, spans, linked=bool(up) or bool(pending))
+
+    def _assemble(self, trace_id: str, spans: dict[str, SpanFacts], linked: bool) -> None:
+        """Merge the spans of one call (as the OTLP reader does) and feed the result to the monitor."""
+        assembly = assemble_trace(trace_id, spans, self._find_link if linked else _find_no_link)
+        decided: dict[str, str] = {}
+        for span_hex, span_link in assembly.links.items():
+            own = self._links.get(int(span_hex, 16))
+            if own is not None:
+                if span_link.tool is not None:
+                    own.tool, own.call_id = span_link.tool, span_link.call_id
+                if own.decided is not None and span_link.call_id is not None:
+                    decided[span_link.call_id] = own.decided
+        trigger = _Trigger(trace_id, next(iter(spans)))  # the span whose end completed the call
+        self._feed(assembly.items, trigger, decided)
+
+    def _find_link(self, span_hex: str) -> SpanLink | None:
+        link = self._links.get(int(span_hex, 16))
+        if link is None:
+            return None
+        return SpanLink(format(link.up, "016x") if link.up else None, link.session, link.tool, link.call_id)
+
+    def _observe_chat(self, record: SpanRecord, session: str) -> None:
+        facts = extract_span_facts(record, self._cache)
+        if not facts.user_texts and not facts.tool_lists:
+            return
+        if facts.session_key is None:
+            facts.session_key = session
+        facts.parent_id = None  # read alone: its session is settled, and it is no call
+        items = assemble_trace(record.trace_id, {facts.span_id: facts}).items
+        self._feed(items, _Trigger(record.trace_id, facts.span_id), {})
+
+    # -- the monitor --------------------------------------------------------------------------------
+
+    def _feed(self, items: list[TraceItem], trigger: _Trigger, decided: Mapping[str, str]) -> None:
+        by_session: dict[str, list[TraceItem]] = {}
+        for item in items:
+            by_session.setdefault(item.session_id, []).append(item)
+        for session_id, session_items in by_session.items():
+            live = self._enter(session_id)
+            decisions = self._feed_session(live, session_id, session_items, decided)
+            self._collect(live, session_id, decisions, trigger)
+
+    def _feed_session(
+        self, live: _Session, session_id: str, items: list[TraceItem], decided: Mapping[str, str]
+    ) -> dict[str, tuple[str, str, Decision | None]]:
+        monitor = self.monitor
+        decisions: dict[str, tuple[str, str, Decision | None]] = {}  # monitor call id -> server, tool, decision
+        answer_as: dict[int, str] = {}  # id(MergedCall) -> the call id before_call was given
+        requested: set[int] = set()
+        for item in items:
+            payload = item.payload
+            if isinstance(payload, MergedCall):
+                if id(payload) not in requested:  # a call comes before its result, in time order
+                    requested.add(id(payload))
+                    raw = decided.get(payload.call_id) or self._pop_predecided(live, payload)
+                    if raw is None:
+                        decision = monitor.before_call(
+                            session_id, payload.server, payload.tool, payload.arguments, payload.call_id
+                        )
+                        decisions[decision.call_id] = (payload.server, payload.tool, decision)
+                        self._decided[decision.action.value] += 1
+                    else:
+                        answer_as[id(payload)] = raw
+                else:
+                    raw = answer_as.get(id(payload), payload.call_id)
+                    monitor.after_call(session_id, raw, payload.result, payload.is_error)
+            elif isinstance(payload, str):
+                key = hash(payload)
+                if key not in live.user_texts:
+                    _remember(live.user_texts, key)
+                    monitor.observe_user_message(session_id, payload)
+            else:
+                server, tools = payload
+                tools_key = (server, hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str)))
+                if tools_key not in live.tool_lists:
+                    _remember(live.tool_lists, tools_key)
+                    monitor.register_tools(session_id, server, list(tools))
+        return decisions
+
+    def _pop_predecided(self, live: _Session, call: MergedCall) -> str | None:
+        """The call id ``check_tool_call`` already decided this call under, if it did (and forget it)."""
+        if not live.decided:
+            return None
+        raw = live.decided.pop(call.call_id, None)
+        if raw is None:
+            raw = live.decided.pop(rec.make_call_key(call.server, call.tool, call.arguments), None)
+        return raw
+
+    def _collect(
+        self,
+        live: _Session,
+        session_id: str,
+        decisions: Mapping[str, tuple[str, str, Decision | None]],
+        trigger: _Trigger,
+    ) -> None:
+        """Send the session's new stamp, if it changed, and the alerts raised since the last look."""
+        state = self.monitor.live_state(session_id)
+        if state is None:
+            return
+        legs = format_legs(state.legs)
+        stamp = (state.level.value, legs)
+        if stamp != live.stamp:
+            live.stamp = stamp
+            self._send([rec.OUT_STAMP, session_id, stamp[0], legs])
+        alerts = state.alerts
+        if len(alerts) <= live.alerts_seen:
+            return
+        fresh = alerts[live.alerts_seen :]
+        live.alerts_seen = len(alerts)
+        trace_hi, trace_lo = _split_trace(trigger.trace_id)
+        for alert in fresh:
+            server = tool = None
+            decision = None
+            if alert.call_id is not None:
+                known = decisions.get(alert.call_id)
+                if known is not None:
+                    server, tool, decision = known
+                else:
+                    for call in reversed(state.calls[-64:]):
+                        if call.call_id == alert.call_id:
+                            server, tool, decision = call.server, call.tool, call.decision
+                            break
+            attributes: dict[str, Any] = {
+                ATTR_ALERT_KIND: alert.kind.value,
+                ATTR_ALERT_SEVERITY: alert.severity.value,
+                ATTR_SESSION_ID: session_id,
+                ATTR_LEVEL: stamp[0],
+                ATTR_LEGS: legs,
+                ATTR_EVIDENCE: summarize_evidence(alert),
+                ATTR_ALERT_PATH: list(alert.path),
+            }
+            if alert.call_id is not None:
+                attributes[ATTR_CALL_ID] = alert.call_id
+            if tool is not None:
+                attributes[ATTR_TOOL] = tool
+            if server is not None:
+                attributes[ATTR_SERVER] = server
+            if decision is not None:
+                attributes[ATTR_ACTION] = decision.action.value
+            self._send(
+                [
+                    rec.OUT_ALERT,
+                    trace_hi,
+                    trace_lo,
+                    int(trigger.span_hex, 16) if trigger.span_hex else 0,
+                    attributes,
+                    alert.message,
+                    # As JSON text: read only when the processor has an on_alert callback.
+                    alert.model_dump_json(),
+                    decision.model_dump_json() if decision is not None else None,
+                ]
+            )
+
+    # -- requests -----------------------------------------------------------------------------------
+
+    def _on_check(self, record: list[Any]) -> None:
+        request = record[rec.K_REQUEST]
+        session = record[rec.K_SESSION]
+        span_id = record[rec.K_SPAN]
+        server, tool, arguments, call_id = (
+            record[rec.K_SERVER],
+            record[rec.K_TOOL],
+            record[rec.K_ARGUMENTS],
+            record[rec.K_CALL_ID],
+        )
+        live = self._enter(session)
+        decision = self.monitor.before_call(session, server, tool, arguments, call_id)
+        raw = call_id or decision.call_id
+        if span_id:
+            link = self._links.get(span_id)
+            if link is None:
+                link = self._add_link(span_id, record[rec.K_UP], session, is_open=True)
+            link.decided = raw
+        else:
+            key: Any = call_id if call_id is not None else rec.make_call_key(server, tool, arguments)
+            live.decided[key] = raw
+            while len(live.decided) > _DECIDED_PER_SESSION:
+                live.decided.popitem(last=False)
+        self._decided[decision.action.value] += 1
+        trace_hi, trace_lo = record[rec.K_TRACE_HI], record[rec.K_TRACE_LO]
+        trigger = _Trigger(f"{trace_hi:016x}{trace_lo:016x}", f"{record[rec.K_TRIGGER]:016x}")
+        self._collect(live, session, {decision.call_id: (server, tool, decision)}, trigger)
+        self.end_batch()
+        self._send([rec.OUT_REPLY, request, decision.model_dump(mode="json")])
+
+    def _on_gap(self, session: str, count: int) -> None:
+        """Spans of this session were dropped before they reached the engine: say so in the session."""
+        live = self._enter(session)
+        live.gaps += count
+        self.monitor.report_gap(
+            session,
+            f"{count} span(s) of this session were not analysed: the queue to the engine was full "
+            f"({live.gaps} in all); the session's level may be understated",
+        )
+        self._collect(live, session, {}, _Trigger("0" * 32, ""))
+
+    def _on_request(self, record: list[Any]) -> None:
+        request, what, argument = record[rec.Q_REQUEST], record[rec.Q_WHAT], record[rec.Q_ARGUMENT]
+        answer: Any = None
+        if what == rec.ASK_SESSION:
+            if argument in self._sessions or self.monitor.live_state(argument) is not None:
+                answer = self.monitor.session(argument).model_dump(mode="json")
+        elif what == rec.ASK_END:
+            if argument in self._sessions or self.monitor.live_state(argument) is not None:
+                answer = self._end_session(argument).model_dump(mode="json")
+        elif what == rec.ASK_LIST:
+            answer = list(self._sessions)
+        elif what == rec.ASK_CLOSE:
+            self.close()
+        elif what != rec.ASK_FLUSH:
+            raise ValueError(f"unknown request {what!r}")
+        self.end_batch()
+        self._send([rec.OUT_REPLY, request, answer])
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+
+    def _enter(self, session_id: str) -> _Session:
+        live = self._sessions.get(session_id)
+        if live is None:
+            live = self._sessions[session_id] = _Session(self._now)
+        else:
+            self._sessions.move_to_end(session_id)
+            live.touched = self._now
+        return live
+
+    def _end_session(self, session_id: str) -> Any:
+        self._sessions.pop(session_id, None)
+        self._send([rec.OUT_ENDED, session_id])
+        return self.monitor.end_session(session_id)
+
+    def _evict_sessions(self) -> None:
+        """End the least recently active sessions beyond ``max_sessions``, and those idle past ``session_ttl``."""
+        sessions = self._sessions
+        if len(sessions) <= self.max_sessions and self._now < self._next_sweep:
+            return
+        self._next_sweep = self._now + self.session_ttl / 16
+        cutoff = self._now - self.session_ttl
+        while sessions:
+            session_id, live = next(iter(sessions.items()))
+            if len(sessions) <= self.max_sessions and live.touched >= cutoff:
+                return
+            self._end_session(session_id)
+
+    def _add_link(self, span_id: int, up: int, session: str, *, is_open: bool) -> _ToolLink:
+        link = self._links[span_id] = _ToolLink(up, session, is_open, self._now)
+        links = self._links
+        if len(links) > self.max_spans or next(iter(links.values())).touched < self._now - self.span_ttl:
+            cutoff = self._now - self.span_ttl
+            swept = 0
+            while links:
+                first_id, first = next(iter(links.items()))
+                if first is link:
+                    break
+                if len(links) <= self.max_spans and (first.touched >= cutoff or swept >= _TTL_SWEEP):
+                    break
+                del links[first_id]
+                swept += 1
+                if first.pending:  # spans held for a tool span that never ended: analysed as they are
+                    self._orphans.append((first.trace_id, first.pending))
+                    first.pending = None
+        return link
+
+    def _touch_link(self, span_id: int, link: _ToolLink) -> None:
+        link.touched = self._now
+        if span_id in self._links:
+            self._links.move_to_end(span_id)
+
+    def _report_error(self, kind: str, text: str, count: int = 1) -> None:
+        first = kind not in self._errors_reported
+        self._errors_reported.add(kind)
+        self._send([rec.OUT_ERROR, kind, count, text if first else ""])
+
+    def _sync_engine_errors(self) -> None:
+        """Report the failures the monitor caught and logged itself (SessionMonitor never raises)."""
+        new = self.monitor.internal_errors - self._engine_errors_seen
+        if new > 0:
+            self._engine_errors_seen += new
+            self._report_error("monitor", "the monitor failed and answered 'confirm'", new)
+
+    @property
+    def tracked_spans(self) -> int:
+        """Tool-span links held now."""
+        return len(self._links)
+
+
+class _Trigger:
+    """The span an alert is reported against."""
+
+    __slots__ = ("span_hex", "trace_id")
+
+    def __init__(self, trace_id: str, span_hex: str) -> None:
+        self.trace_id = trace_id
+        self.span_hex = span_hex
+
+
+def _make_span_record(
+    trace_hi: int,
+    trace_lo: int,
+    span_id: int,
+    up: int,
+    name: str,
+    start: int | None,
+    end: int | None,
+    attributes: dict[str, Any],
+    status: int,
+) -> SpanRecord:
+    """The :class:`SpanRecord` :func:`~monitor.spans.convert_readable_span` makes of the span, but for
+    what the reader does not use (kind, status message, resource: the session is resolved already).
+
+    The parent is the nearest tool span above (or none): only tool spans matter to how calls merge.
+    """
+    return SpanRecord(
+        trace_id=f"{trace_hi:016x}{trace_lo:016x}",
+        span_id=f"{span_id:016x}",
+        parent_span_id=f"{up:016x}" if up else None,
+        name=name,
+        start_time_ns=start,
+        end_time_ns=end,
+        attributes=attributes,
+        status_code=StatusCode(status),
+    )
+
+
+def _split_trace(trace_id: str) -> tuple[int, int]:
+    return int(trace_id[:16], 16), int(trace_id[16:], 16)
+
+
+def _find_no_link(_span_hex: str) -> SpanLink | None:
+    return None
+
+
+def _remember(seen: set[Any], key: Any) -> None:
+    if len(seen) >= _SEEN_PER_SESSION:
+        seen.clear()
+    seen.add(key)
