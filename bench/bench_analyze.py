@@ -17,10 +17,10 @@ from pathlib import Path
 import orjson
 
 from monitor import Posture, SessionMonitor
-from monitor.analysis import AnalysisSummary, analyze_records
-from monitor.ingest import RecordError, read_inputs
-from monitor.ingest._agentdojo import iter_run_files
-from monitor.report._document import JsonDocumentWriter, hash_ruleset
+from monitor.analysis import analyze_records
+from monitor.ingest import RecordError, iter_run_files, read_inputs
+from monitor.models import AnalysisSummary
+from monitor.report import JsonDocumentWriter, hash_ruleset
 
 DEFAULT_ARCHIVE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 

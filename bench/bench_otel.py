@@ -90,8 +90,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ARCHIVE = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 sys.path.insert(0, str(ROOT))
 
-from monitor.otel import LevelStamps, TrifectaSpanProcessor  # noqa: E402
-from monitor.otel._names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID  # noqa: E402
+from monitor.otel import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID, LevelStamps, TrifectaSpanProcessor  # noqa: E402  # noqa: E402
 
 # (tool as the host names it, arguments, result); "{n}" is the session number.
 CATALOG: list[tuple[str, dict[str, Any], Any]] = [
@@ -199,8 +198,8 @@ def make_synthetic(sessions: int, calls: int, content: bool) -> list[Session]:
 
 def read_agentdojo_sessions(archive: Path) -> list[Session]:
     """The AgentDojo runs that made tool calls, as sessions to trace (in the archive's order)."""
-    from monitor.ingest._agentdojo import read_agentdojo
-    from monitor.models._events import ToolCall, ToolResult, UserMessage
+    from monitor.ingest import read_agentdojo
+    from monitor.models import ToolCall, ToolResult, UserMessage
 
     runs: dict[str, tuple[list[str], dict[str, dict[str, Any]]]] = {}
     for event in read_agentdojo(archive):
@@ -273,7 +272,7 @@ class EnginePause:
 
     def __init__(self, processor: TrifectaSpanProcessor) -> None:
         self.processor = processor
-        worker = getattr(processor, "_worker", None)
+        worker = processor._delivery.worker
         process = getattr(worker, "process", None)
         self.pid: int | None = process.pid if process is not None and hasattr(signal, "SIGSTOP") else None
 
@@ -391,9 +390,9 @@ def main() -> None:
     run(monitored, warm, "warm-up-")
     processor.force_flush(600_000)
     alerts_before = log_exporter.count
-    deliver = processor._deliver
+    deliver = processor._delivery._deliver
     if args.hooks_only:  # an ablation: the records are written, then dropped on the delivery thread
-        processor._deliver = lambda batch: None
+        processor._delivery._deliver = lambda batch: None  # type: ignore[method-assign]
 
     exporter = "BatchSpanProcessor + OTLP protobuf encoding" if args.otlp else "SimpleSpanProcessor + no-op exporter"
     print(f"tool spans per side: {total:,} in {len(sessions):,} sessions, {described}")
@@ -441,7 +440,7 @@ def main() -> None:
         f"CPU time of this process (all threads, every alert emitted), with / without, median: "
         f"{statistics.median(cpu_ratios):.3f}"
     )
-    processor._deliver = deliver
+    processor._delivery._deliver = deliver  # type: ignore[method-assign]
     alerts = log_exporter.count - alerts_before
     sessions_held = len(processor.list_sessions())
     print(

@@ -390,7 +390,7 @@ def bare_parse(path: Path) -> dict[str, Any]:
 
 def read_only(path: Path) -> dict[str, Any]:
     """``read_otlp`` alone: decoding, assembling traces and building events, without the engine."""
-    from monitor.ingest._otlp import read_otlp
+    from monitor.ingest import read_otlp
 
     start = time.perf_counter()
     records = sum(1 for _ in read_otlp(path))
@@ -399,10 +399,10 @@ def read_only(path: Path) -> dict[str, Any]:
 
 def analyze(path: Path) -> dict[str, Any]:
     """``read_otlp`` + ``analyze_records`` + ``SessionMonitor``, counting what comes out."""
-    from monitor.analysis import AnalysisSummary, analyze_records
-    from monitor.ingest._otlp import read_otlp
-    from monitor.models._records import RecordError
-    from monitor.session._monitor import SessionMonitor
+    from monitor.analysis import analyze_records
+    from monitor.ingest import read_otlp
+    from monitor.models import AnalysisSummary, RecordError
+    from monitor.session import SessionMonitor
 
     start = time.perf_counter()
     summary = AnalysisSummary()

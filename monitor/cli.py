@@ -6,34 +6,43 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 import orjson
 
 from monitor import __version__
-from monitor.analysis import AnalysisSummary, analyze_records
-from monitor.classify._loader import load_rules
-from monitor.classify._overrides import RuleSet
-from monitor.classify._ruletests import check_test_coverage, run_rule_tests
-from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
-from monitor.clients import CLIENT_TITLES, Client
+from monitor.analysis import analyze_records
+from monitor.classify import (
+    RuleSet,
+    check_test_coverage,
+    draft_rule_file,
+    dump_rule_file,
+    load_rules,
+    parse_definitions,
+    run_rule_tests,
+    update_pins,
+)
+from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
 from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
-from monitor.ingest import InputFormat, RecordError, read_inputs
-from monitor.ingest._toolslist import ToolList, read_tool_list
-from monitor.lint import lint_paths, read_listings
-from monitor.models._events import build_event_schema
-from monitor.models._legs import Posture
-from monitor.models._reports import SessionReport
-from monitor.models._tools import Severity
-from monitor.report._clients import clients_to_json, render_clients
-from monitor.report._document import JsonDocumentWriter, JsonLinesWriter
-from monitor.report._evaluation import print_evaluation
-from monitor.report._lint import lint_to_json, lint_to_sarif, print_lint_table
-from monitor.report._table import TableWriter
-from monitor.session._monitor import SessionMonitor
+from monitor.ingest import InputFormat, RecordError, ToolList, read_inputs, read_tool_list, read_tool_lists
+from monitor.lint import lint_paths
+from monitor.models import AnalysisSummary, Posture, Severity, build_event_schema
+from monitor.report import (
+    JsonDocumentWriter,
+    JsonLinesWriter,
+    TableWriter,
+    clients_to_json,
+    lint_to_json,
+    lint_to_sarif,
+    print_evaluation,
+    print_lint_table,
+    render_clients,
+)
+from monitor.session import SessionMonitor
+from monitor.types import ReportWriter
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 _MAX_ERRORS_SHOWN = 20
@@ -78,12 +87,6 @@ _builtin_rules_option = click.option(
     show_default=True,
     help="Use the rule packs shipped with trifecta-monitor.",
 )
-
-
-class _Writer(Protocol):
-    def write_session(self, report: SessionReport) -> None: ...
-    def write_error(self, error: RecordError) -> None: ...
-    def close(self, summary: AnalysisSummary) -> None: ...
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -168,7 +171,7 @@ def _exit_code(summary: AnalysisSummary, fail_on: str) -> int:
     return EXIT_OK
 
 
-def _make_writer(output_format: str, out: IO[Any], posture: Posture, ruleset_sha256: str) -> _Writer:
+def _make_writer(output_format: str, out: IO[Any], posture: Posture, ruleset_sha256: str) -> ReportWriter:
     if output_format == "json":
         return JsonDocumentWriter(out, tool_version=__version__, ruleset_sha256=ruleset_sha256, posture=posture)
     if output_format == "jsonl":
@@ -365,11 +368,12 @@ def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> No
 def clients(tools: tuple[Path, ...], output_format: str) -> None:
     """What VS Code, Claude, ChatGPT, Codex CLI, Gemini CLI (plan mode) and Goose (smart approve) would do
     before calling each tool, and what the monitor adds once a session is armed."""
-    listings, problems = read_listings(tools)
+    tool_lists, problems = read_tool_lists(tools)
     for problem in problems:
         click.echo(f"error: {problem.file}: {problem.message}", err=True)
+    tables = build_client_tables(tool_lists)
     if output_format == "json":
-        click.echo(orjson.dumps(clients_to_json(listings), option=orjson.OPT_INDENT_2).decode())
+        click.echo(orjson.dumps(clients_to_json(tables), option=orjson.OPT_INDENT_2).decode())
     else:
-        render_clients(listings, sys.stdout)
+        render_clients(tables, sys.stdout)
     sys.exit(EXIT_INPUT if problems else EXIT_OK)

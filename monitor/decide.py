@@ -1,4 +1,26 @@
-"""The decision policy (DESIGN §4): from the session's legs and the call's evidence to allow/confirm/deny."""
+"""The decision policy (DESIGN §4): from a call's facts to ``allow``, ``confirm`` or ``deny``, with reasons.
+
+The session engine gathers the facts (:class:`CallFacts`); the policy only reads them, so the same facts always
+give the same decision. For a call that cannot send out (no ``external_communication`` leg), or one made before
+the context is armed, the answer is ``allow`` (``no-external-communication``, ``not-armed``): order matters, a
+send before untrusted content arrived was not steered by it. For an external call while armed (level
+``trifecta``):
+
+- ``confirm`` when a destination is attacker-suggested (named only in untrusted content) or appears nowhere the
+  session has seen (``destination-unseen``), or when private content the user did not ask for is in the
+  arguments: read by a call whose target untrusted content chose (``private-source-steered``), or put where
+  outsiders read (``private-to-shared-place``);
+- ``allow`` when every named destination is sanctioned (the user's words, the allowlist, a listing of the
+  user's own things, the user's private content), saying which;
+- with no readable destination, ``confirm`` if the arguments carry private fragments or are unavailable,
+  else ``allow`` (``no-destination``, ``no-private-fragment``).
+
+The level is ``exfiltration`` when a destination is attacker-suggested, when private content the user did not
+ask for is in the arguments, or when private fragments go to an unseen destination or to none that can be read;
+in enforce mode an exfiltration to an attacker-suggested destination is
+``deny``. A baseline client profile (:class:`~monitor.clients.Client`) may add its own confirmations: the
+stricter action wins and the monitor's own is kept in ``monitor_action``.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +30,21 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from monitor.clients import Client, ClientAction, decide_for_client
-from monitor.evidence._fingerprints import FragmentMatch
-from monitor.evidence._index import LabelledDestination, Origin
-from monitor.models._decisions import Action, Decision, Evidence, EvidenceKind, Level, Reason
-from monitor.models._legs import Leg
-from monitor.models._tools import ToolAnnotations
+from monitor.models import (
+    Action,
+    Decision,
+    Evidence,
+    EvidenceKind,
+    FragmentMatch,
+    LabelledDestination,
+    Leg,
+    Level,
+    Origin,
+    Reason,
+    ToolAnnotations,
+)
+
+__all__ = ["CallFacts", "Policy", "decide", "decide_on_monitor_error", "decide_trifecta"]
 
 
 class Policy(BaseModel):
@@ -38,6 +70,8 @@ class CallFacts:
     """What the engine knows about a requested call, gathered from the session state."""
 
     call_id: str
+    level_before: Level
+    """The level the session's context gives before this call: clean, partial or armed."""
     legs_before: frozenset[Leg]
     legs_call: frozenset[Leg]
     rule_ids: tuple[str, ...]
@@ -58,16 +92,6 @@ _SANCTIONED_REASON = {
     Origin.LISTING: Reason.DESTINATION_FROM_LISTING,
     Origin.PRIVATE_TEXT: Reason.DESTINATION_FROM_PRIVATE_CONTENT,
 }
-_ARMED = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
-
-
-def level_of_legs(legs: frozenset[Leg]) -> Level:
-    """The level the context legs alone give: clean, partial or armed."""
-    if legs >= _ARMED:
-        return Level.ARMED
-    return Level.PARTIAL if legs else Level.CLEAN
-
-
 _CLIENT_ACTIONS = {
     ClientAction.ASK: (Action.CONFIRM, Reason.BASELINE_ASKS),
     ClientAction.BLOCK: (Action.DENY, Reason.BASELINE_BLOCKS),
@@ -75,7 +99,8 @@ _CLIENT_ACTIONS = {
 
 
 def decide_on_monitor_error(call_id: str | None) -> Decision:
-    """The fail-safe answer when the monitor itself failed: ``confirm``, reason ``monitor-error``."""
+    """Return the fail-safe answer when the monitor itself failed: ``confirm``, reason ``monitor-error``
+    (what could not be examined counts against the call, never for it)."""
     return Decision(
         call_id=call_id or "unknown",
         action=Action.CONFIRM,
@@ -87,7 +112,8 @@ def decide_on_monitor_error(call_id: str | None) -> Decision:
 
 
 def decide(policy: Policy, facts: CallFacts) -> Decision:
-    """Decide one call. Pure: the same facts always give the same decision."""
+    """Return the decision on one call: the monitor's, made stricter by the policy's baseline client if it has
+    one. Pure: the same facts always give the same decision. Never raises on valid facts."""
     decision = decide_trifecta(policy, facts)
     if policy.baseline is None:
         return decision
@@ -102,8 +128,8 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
 
 
 def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
-    """What the monitor alone decides for one call (no baseline client)."""
-    base_level = level_of_legs(facts.legs_before)
+    """Return what the monitor alone decides for one call (no baseline client), as the module describes."""
+    base_level = facts.level_before
     if Leg.EXTERNAL_COMMUNICATION not in facts.legs_call:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NO_EXTERNAL_COMMUNICATION,))
     if base_level is not Level.ARMED:

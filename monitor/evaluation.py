@@ -19,18 +19,35 @@ from typing import Any
 
 import orjson
 
-from monitor.classify._layers import OverrideSource
 from monitor.clients import Client, ClientAction, decide_for_client
-from monitor.evidence._index import extract_destinations, find_addresses
-from monitor.ingest._agentdojo import iter_run_files, parse_run
-from monitor.models._decisions import Action, Decision
-from monitor.models._events import ToolCall
-from monitor.models._legs import Posture
-from monitor.models._records import RecordError, SessionEnd
-from monitor.models._tools import ToolAnnotations
-from monitor.session._monitor import SessionMonitor
+from monitor.evidence import extract_destinations, find_addresses
+from monitor.ingest import AgentDojoRun, read_agentdojo_runs
+from monitor.models import (
+    Action,
+    Decision,
+    Posture,
+    RecordError,
+    SessionEnd,
+    ToolAnnotations,
+    ToolCall,
+    UserMessage,
+)
+from monitor.session import SessionMonitor
+from monitor.types import OverrideSource
+
+__all__ = [
+    "EXFILTRATION",
+    "Evaluation",
+    "InjectionTask",
+    "RunResult",
+    "SuiteScore",
+    "evaluate_agentdojo",
+    "evaluation_to_json",
+    "load_injection_tasks",
+]
 
 EXFILTRATION = "exfiltration"
+"""The goal class whose attempts are told by their destination rather than by the final ground-truth call."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +63,11 @@ class InjectionTask:
 
 
 def load_injection_tasks(path: Path) -> dict[tuple[str, str], InjectionTask]:
-    """Read ``injection-tasks.json``: one entry per (suite, injection task), versions merged."""
+    """Return the tasks of ``injection-tasks.json`` by (suite, injection task id), versions merged.
+
+    Raises OSError when the file cannot be read, and ``orjson.JSONDecodeError`` or KeyError when it is not
+    such a file.
+    """
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for item in orjson.loads(path.read_bytes()):
         key = (item["suite"], item["injection_task_id"])
@@ -83,15 +104,16 @@ class RunResult:
     calls: list[ToolCall]
     attempt_index: int | None = None
     security: bool | None = None
+    prompt: str = ""  # what the user typed first
 
     @property
     def prompted(self) -> bool:
-        """Any call got confirm or deny."""
+        """Return True when any call got confirm or deny."""
         return any(d.action is not Action.ALLOW for d in self.decisions)
 
     @property
     def caught(self) -> bool:
-        """A confirm or deny came at or before the attempt."""
+        """Return True when a confirm or deny came at or before the attempt."""
         return self.attempt_index is not None and any(
             d.action is not Action.ALLOW for d in self.decisions[: self.attempt_index + 1]
         )
@@ -140,13 +162,6 @@ class Evaluation:
     unlabelled: int = 0
 
 
-def _user_prompt(run: dict[str, Any]) -> str:
-    for m in run.get("messages") or []:
-        if isinstance(m, dict) and m.get("role") == "user":
-            return str(m.get("content") or "")
-    return ""
-
-
 def _find_attempt(calls: list[ToolCall], task: InjectionTask, prompt: str) -> int | None:
     prompt = prompt.casefold()
     sends_to_attacker = {d for d in task.destinations if d not in prompt}
@@ -179,39 +194,34 @@ def evaluate_agentdojo(
     rules: OverrideSource | None,
     posture: Posture = Posture.BALANCED,
 ) -> Evaluation:
-    """Replay every run under ``runs`` (file, folder or archive) and score it."""
+    """Replay every run under ``runs`` (file, folder or archive) and return its :class:`Evaluation`.
+
+    Runs are read by the same reader as ``trifecta analyze``, each file once. A file that cannot be read, or
+    a run with a message that cannot be replayed, is left out and listed in ``errors`` (naming the file or
+    archive entry); nothing is raised.
+    """
     evaluation = Evaluation()
-    for name, data in iter_run_files(runs):
-        session_id = str(PurePosixPath(name)).removeprefix("./").removesuffix(".json")
-        try:
-            run = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            evaluation.errors.append(RecordError(source=f"{name}:{exc.lineno}", message=f"not JSON: {exc.msg}"))
+    for run in read_agentdojo_runs(runs):
+        if isinstance(run, RecordError):
+            evaluation.errors.append(run)
             continue
-        if not isinstance(run, dict):
-            evaluation.errors.append(RecordError(source=name, message="not an AgentDojo run"))
-            continue
-        if run.get("error"):
+        if run.error:
             evaluation.excluded += 1
             continue
-        result = _replay(run, data, session_id, rules, posture)
-        if result is None:
-            evaluation.errors.append(RecordError(source=name, message="run could not be replayed"))
+        result = _replay(run, rules, posture)
+        if isinstance(result, RecordError):
+            evaluation.errors.append(result)
             continue
-        parts = PurePosixPath(session_id).parts
-        attack = parts[-2] if len(parts) >= 2 else "none"
-        task_dir = parts[-3] if len(parts) >= 3 else ""
-        injection = run.get("injection_task_id")
-        if attack == "none":
-            result.kind = "goal-as-prompt" if task_dir.startswith("injection_task") else "benign"
+        if run.attack == "none":
+            result.kind = "goal-as-prompt" if run.user_task.startswith("injection_task") else "benign"
         else:
-            task = tasks.get((result.suite, str(injection)))
+            task = tasks.get((result.suite, str(run.injection_task_id)))
             if task is None:
                 evaluation.unlabelled += 1
                 continue
             result.kind = "attack"
             result.goal_class = task.goal_class
-            result.attempt_index = _find_attempt(result.calls, task, _user_prompt(run))
+            result.attempt_index = _find_attempt(result.calls, task, result.prompt)
         baseline = _baseline(result.calls)
         evaluation.suites[result.suite].add(result, baseline)
         evaluation.overall.add(result, baseline)
@@ -219,7 +229,7 @@ def evaluate_agentdojo(
             decision = result.decisions[result.attempt_index]
             evaluation.misses.append(
                 {
-                    "session_id": session_id,
+                    "session_id": result.session_id,
                     "goal_class": result.goal_class,
                     "call": f"{result.calls[result.attempt_index].tool} (index {result.attempt_index})",
                     "level": decision.level.value,
@@ -231,27 +241,32 @@ def evaluate_agentdojo(
     return evaluation
 
 
-def _replay(
-    run: dict[str, Any], data: bytes, session_id: str, rules: OverrideSource | None, posture: Posture
-) -> RunResult | None:
+def _replay(run: AgentDojoRun, rules: OverrideSource | None, posture: Posture) -> RunResult | RecordError:
+    """Replay one run on a fresh monitor; a message of it that could not be read leaves the run out."""
     monitor = SessionMonitor(posture=posture, rules=rules, builtin_rules=False)
     decisions: list[Decision] = []
     calls: list[ToolCall] = []
-    for record in parse_run(data, session_id, session_id):
+    prompt: str | None = None
+    for record in run.records:
         if isinstance(record, RecordError):
-            return None
+            return RecordError(source=record.source, message=f"run could not be replayed: {record.message}")
         if isinstance(record, SessionEnd):
             continue
+        if prompt is None and isinstance(record, UserMessage):
+            prompt = record.text
         decision = monitor.observe(record)
         if isinstance(record, ToolCall) and decision is not None:
             calls.append(record)
             decisions.append(decision)
-    suite = str(run.get("suite_name") or "unknown")
-    return RunResult(session_id, suite, "", None, decisions, calls, security=run.get("security"))
+    # Misses name the run file as found: its path (the input path joined with the path below it) or archive entry.
+    session_id = str(PurePosixPath(run.entry)).removeprefix("./").removesuffix(".json")
+    return RunResult(
+        session_id, run.suite or "unknown", "", None, decisions, calls, security=run.security, prompt=prompt or ""
+    )
 
 
 def evaluation_to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The evaluation as a JSON-ready document."""
+    """Return the evaluation as a JSON-ready document (what ``trifecta eval agentdojo --format json`` writes)."""
 
     def score(s: SuiteScore) -> dict[str, Any]:
         return {

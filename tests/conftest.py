@@ -10,6 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.client_tables import make_demo_tool_list, make_trusting_classifier
+
+from monitor.classify import Classifier
+from monitor.ingest import ToolList
 
 AgentDojoRunFactory = Callable[..., dict[str, Any]]
 JsonlWriter = Callable[[Path, Iterable[dict[str, Any] | str]], Path]
@@ -89,3 +93,15 @@ def write_archive() -> ArchiveWriter:
         return path
 
     return write
+
+
+@pytest.fixture
+def demo_tool_list() -> ToolList:
+    """Four tools of an unreviewed server (read-only, destructive, unhinted send, non-destructive write)."""
+    return make_demo_tool_list()
+
+
+@pytest.fixture
+def trusting_classifier() -> Classifier:
+    """Annotations and heuristics only (no rule packs), with every server trusted."""
+    return make_trusting_classifier()

@@ -1,7 +1,8 @@
 from collections.abc import Iterator
 
 from monitor import SessionMonitor
-from monitor.analysis import AnalysisSummary, analyze_records
+from monitor.analysis import analyze_records
+from monitor.models import AnalysisSummary
 from monitor.models._events import ToolCall, ToolResult, UserMessage
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport

@@ -1,9 +1,19 @@
 from pathlib import Path
 
-from monitor.decide import CallFacts, Policy, decide, level_of_legs
-from monitor.evidence._fingerprints import FragmentMatch, Transform
-from monitor.evidence._index import Destination, DestinationKind, LabelledDestination, Origin
-from monitor.models import Action, Leg, Level, Reason
+from monitor.decide import CallFacts, Policy, decide
+from monitor.models import (
+    Action,
+    Destination,
+    DestinationKind,
+    FragmentMatch,
+    LabelledDestination,
+    Leg,
+    Level,
+    Origin,
+    Reason,
+    Transform,
+)
+from monitor.session import level_of_legs
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 
@@ -19,17 +29,12 @@ def facts(**kw) -> CallFacts:
         fragments=(),
     )
     base.update(kw)
+    base.setdefault("level_before", level_of_legs(base["legs_before"]))
     return CallFacts(**base)
 
 
 def dest(origin: Origin) -> LabelledDestination:
     return LabelledDestination(Destination(DestinationKind.EMAIL, "a@b.example", "/to"), origin, "c0")
-
-
-def test_levels_of_legs() -> None:
-    assert level_of_legs(frozenset()) is Level.CLEAN
-    assert level_of_legs(frozenset({X})) is Level.PARTIAL
-    assert level_of_legs(frozenset({P, U})) is Level.ARMED
 
 
 def test_decisions_are_pure() -> None:

@@ -1,20 +1,41 @@
-"""Classification of tool calls into the three legs (DESIGN §3)."""
+"""Classification of tool calls into the three legs (DESIGN §3): reviewed overrides, annotations,
+heuristics and the posture's default, each leg with its provenance; and the rule packs behind the overrides."""
 
 from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
-from monitor.classify._heuristics import HEURISTICS, Heuristic, match_heuristics, tokenize_name
-from monitor.classify._layers import OverrideMatch, OverrideSource, PinMismatch, SessionFacts, ToolContext
+from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
+from monitor.classify._loader import builtin_rules_dir, hash_rules, load_builtin_rules, load_rules
+from monitor.classify._overrides import LoadedRule, RuleSet, resolve_argument
+from monitor.classify._rules import Condition, RuleFile, RuleTest, Status, ToolRule, Trust
+from monitor.classify._ruletests import TestOutcome, check_test_coverage, run_rule_tests
+from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
 
 __all__ = [
     "CallClassification",
     "Classifier",
+    "Condition",
     "HEURISTICS",
     "Heuristic",
-    "OverrideMatch",
-    "OverrideSource",
-    "PinMismatch",
-    "SessionFacts",
-    "ToolContext",
+    "LoadedRule",
+    "RuleFile",
+    "RuleSet",
+    "RuleTest",
+    "Status",
+    "TestOutcome",
+    "ToolRule",
+    "Trust",
+    "Where",
+    "builtin_rules_dir",
+    "check_test_coverage",
     "classify_result_hints",
+    "draft_rule_file",
+    "dump_rule_file",
+    "hash_rules",
+    "load_builtin_rules",
+    "load_rules",
     "match_heuristics",
+    "parse_definitions",
+    "resolve_argument",
+    "run_rule_tests",
     "tokenize_name",
+    "update_pins",
 ]

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.classify._layers import LAYERS, OverrideSource, PinMismatch, ToolContext, combine_opinions
-from monitor.models._legs import Classification, Leg, LegSource, Posture, Provenance
+from monitor.classify._layers import LAYERS, combine_opinions
+from monitor.models import Classification, Leg, LegSource, PinMismatch, Posture, Provenance, ToolContext
+from monitor.types import OverrideSource
 
 _RESULT_HINT_LEGS: dict[str, Leg] = {
     "privateHint": Leg.PRIVATE_DATA,
@@ -38,12 +39,15 @@ class Classifier:
         self._cache: dict[tuple[str, str, str | None, bool], Classification] = {}
 
     def trust_for(self, server: str, host_says: bool) -> bool:
-        """A server's trust: what the reviewed rules say, else what the host said."""
+        """Return a server's trust: what the reviewed rules say, else what the host said. Only a trusted server's
+        hints may lower risk (``openWorldHint: false``)."""
         reviewed = self.overrides.trust_for(server) if self.overrides is not None else None
         return host_says if reviewed is None else reviewed
 
     def classify(self, tool: ToolContext) -> CallClassification:
-        """Return the legs of a call to ``tool`` (its arguments in ``tool.arguments``)."""
+        """Return the legs of a call to ``tool`` (its arguments in ``tool.arguments``), each with its provenance,
+        the reviewed rule ids that decided them and the argument paths a rule declares as destinations. A
+        reviewed entry whose pin the listed definition voids is passed over, and named in ``voided``."""
         voided = None
         if self.overrides is not None:
             match = self.overrides.classify(tool)

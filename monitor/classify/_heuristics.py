@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from monitor.models._legs import Leg
-from monitor.models._tools import ToolDefinition
+from monitor.models import Leg, ToolDefinition
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 

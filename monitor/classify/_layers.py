@@ -7,70 +7,14 @@ A layer returns an *opinion*: for each leg it speaks about, the provenance of th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
 
 from monitor.classify._heuristics import HEURISTICS, match_heuristics
-from monitor.models._legs import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance
-from monitor.models._tools import ToolDefinition
+from monitor.models import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance, ToolContext
 
 Opinion = Mapping[Leg, Provenance | None]
 """A layer's word on the legs it speaks about; ``None`` means "absent"."""
 
 _OPEN_WORLD_LEGS = (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
-
-
-class SessionFacts(Protocol):
-    """What earlier results of the session showed about a value (for argument conditions)."""
-
-    def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
-        """The scalar fields of every listed object in which ``value`` appeared."""
-        ...
-
-
-@dataclass(frozen=True, eq=False)
-class ToolContext:
-    """What a layer may look at: the tool identity, its definition if listed, its server's trust, the call
-    and what the session has seen."""
-
-    server: str
-    name: str
-    definition: ToolDefinition | None = None
-    trusted: bool = False
-    arguments: Mapping[str, Any] | None = None
-    facts: SessionFacts | None = None
-
-
-@dataclass(frozen=True)
-class PinMismatch:
-    """A reviewed rule pinned a definition the session saw changed: the rule is void for the session."""
-
-    rule_id: str
-    pinned: str
-    seen: str
-
-
-@dataclass(frozen=True)
-class OverrideMatch:
-    """What layer 1 says of a call: the reviewed legs (None when the rule is void), the rule ids that
-    decided them, the argument paths that hold destinations, and a voided pin if any."""
-
-    classification: Classification | None
-    rule_ids: tuple[str, ...] = ()
-    destinations: tuple[str, ...] = ()
-    voided: PinMismatch | None = None
-
-
-class OverrideSource(Protocol):
-    """Layer 1: reviewed overrides. ``classify`` returns None when no reviewed rule covers the call."""
-
-    def classify(self, tool: ToolContext) -> OverrideMatch | None:
-        """The reviewed legs of a call, if a rule covers it."""
-        ...
-
-    def trust_for(self, server: str) -> bool | None:
-        """The reviewed trust of a server, if a rule says."""
-        ...
 
 
 Layer = Callable[[ToolContext], Opinion]

@@ -1,4 +1,13 @@
-"""Layer 1: reviewed override rules applied to calls (DESIGN §3 and §6)."""
+"""Layer 1: reviewed override rules applied to calls (DESIGN §3 and §6).
+
+A :class:`RuleSet` holds the loaded rule files. For a call it finds the first file whose ``server`` matches
+(exact names first, then globs in load order) and, in it, the first tool entry whose ``match`` matches the tool.
+The entry's ``legs`` are the reviewed answer, with provenance ``override`` and the rule id; its ``when``
+conditions, tested on the call's arguments (equals, in, glob, bounded regex, domain allowlist, or what earlier
+results showed about a value), add or remove legs for that call. A ``pin`` that the definition listed in the
+session does not match voids the entry: the call is classified as if no rule covered it, and the session
+raises ``definition-changed``.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +19,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from monitor.classify._layers import OverrideMatch, PinMismatch, SessionFacts, ToolContext
 from monitor.classify._rules import MAX_REGEX_INPUT, Condition, RuleFile, ToolRule, Trust, compile_regex
-from monitor.evidence._index import DestinationKind, find_addresses, normalize_text
-from monitor.models._legs import Classification, Leg, LegSource, Provenance
+from monitor.evidence import find_addresses, normalize_text
+from monitor.models import (
+    Classification,
+    DestinationKind,
+    Leg,
+    LegSource,
+    OverrideMatch,
+    PinMismatch,
+    Provenance,
+    SessionFacts,
+    ToolContext,
+)
 
 _GLOB_CHARS = frozenset("*?[")
 

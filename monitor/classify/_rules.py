@@ -17,7 +17,7 @@ from uuid import UUID
 import re2
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from monitor.models._legs import Leg
+from monitor.models import Leg
 
 MAX_REGEX_INPUT = 10_000
 _SHA256 = re.compile(r"[0-9a-f]{64}")

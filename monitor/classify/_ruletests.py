@@ -6,12 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from monitor.classify._engine import Classifier
-from monitor.classify._layers import ToolContext
 from monitor.classify._overrides import LoadedRule, RuleSet
 from monitor.classify._rules import RuleTest
-from monitor.evidence._index import ContentIndex
-from monitor.models._legs import Leg, Posture, sort_legs
-from monitor.models._tools import parse_tool
+from monitor.evidence import ContentIndex
+from monitor.models import Leg, Posture, ToolContext, parse_tool, sort_legs
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,7 @@ from typing import Any
 import yaml
 
 from monitor.classify._engine import Classifier
-from monitor.classify._layers import ToolContext
-from monitor.models._legs import ALL_LEGS, Posture, sort_legs
-from monitor.models._tools import ToolDefinition, parse_tool
+from monitor.models import ALL_LEGS, Posture, ToolContext, ToolDefinition, parse_tool, sort_legs
 
 DRAFT_AUTHOR = "trifecta rules suggest"
 

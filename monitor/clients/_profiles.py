@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from monitor.models._tools import ToolAnnotations
+from monitor.models import ToolAnnotations
 
 
 class ClientAction(StrEnum):

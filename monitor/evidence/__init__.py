@@ -1,67 +1,48 @@
-"""Evidence: content parsing, fingerprints of private content, destinations and their origin."""
+"""Evidence that data flows (DESIGN §4): results parsed as the structured data they are, fingerprints of
+private content, the destinations a call sends to, and the session's content index that says who chose them."""
 
-from monitor.evidence._content import (
-    FREE_TEXT_KEYS,
-    ObjectSink,
-    TextLeaf,
-    is_free_text,
-    iter_leaves,
-    parse_structured,
+from monitor.evidence._content import FREE_TEXT_KEYS, TextLeaf, is_free_text, iter_leaves, parse_structured
+from monitor.evidence._destinations import (
+    DESTINATION_KEYS,
+    extract_destinations,
+    find_addresses,
+    is_allowlisted,
+    iter_argument_texts,
+    normalize_text,
+    registrable_domain,
 )
 from monitor.evidence._fingerprints import (
     MIN_MATCH,
     SECRET_KEYS,
     WINDOW,
     FragmentIndex,
-    FragmentMatch,
     K,
-    Transform,
-    all_kgrams,
     decoded_views,
     find_secrets,
-    kgram_hashes,
     normalize,
     squash,
     winnow,
 )
-from monitor.evidence._index import (
-    DESTINATION_KEYS,
-    ContentIndex,
-    Destination,
-    DestinationKind,
-    LabelledDestination,
-    Origin,
-    extract_destinations,
-    find_addresses,
-    normalize_text,
-    registrable_domain,
-)
+from monitor.evidence._index import ContentIndex
 
 __all__ = [
     "ContentIndex",
     "DESTINATION_KEYS",
-    "Destination",
-    "DestinationKind",
     "FREE_TEXT_KEYS",
     "FragmentIndex",
-    "FragmentMatch",
     "K",
-    "LabelledDestination",
     "MIN_MATCH",
-    "ObjectSink",
-    "Origin",
     "SECRET_KEYS",
     "TextLeaf",
-    "Transform",
     "WINDOW",
-    "all_kgrams",
     "decoded_views",
     "extract_destinations",
     "find_addresses",
     "find_secrets",
+    "is_allowlisted",
     "is_free_text",
+    "iter_argument_texts",
     "iter_leaves",
-    "kgram_hashes",
     "normalize",
     "normalize_text",
     "parse_structured",

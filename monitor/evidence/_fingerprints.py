@@ -14,9 +14,9 @@ import re
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from urllib.parse import unquote_plus
+
+from monitor.models import FragmentMatch, Transform
 
 K = 20
 """k-gram length, in normalised characters: one shared k-gram is evidence."""
@@ -61,26 +61,6 @@ SECRET_KEYS = frozenset(
         "verification_code",
     ]
 )
-
-
-class Transform(StrEnum):
-    """How private content was found in the arguments."""
-
-    VERBATIM = "verbatim"
-    BASE64 = "base64"
-    HEX = "hex"
-    URL = "url-encoded"
-    SPLIT = "split-across-calls"
-    SECRET = "secret"
-
-
-@dataclass(frozen=True, slots=True)
-class FragmentMatch:
-    """Private content of ``from_call`` found in a call's arguments, and how."""
-
-    from_call: str
-    text: str
-    transform: Transform
 
 
 def normalize(text: str) -> tuple[str, list[int]]:

@@ -1,193 +1,22 @@
-"""Evidence: where a destination came from, and private content found in a call's arguments."""
+"""The content index of a session: what it has seen, for destination provenance and private-content search."""
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
-from urllib.parse import urlsplit
-
-import tldextract
 
 from monitor.evidence._content import TextLeaf, iter_leaves
-from monitor.evidence._fingerprints import FragmentIndex, FragmentMatch, squash
+from monitor.evidence._destinations import find_addresses, is_allowlisted, iter_argument_texts, normalize_text
+from monitor.evidence._fingerprints import FragmentIndex, squash
+from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin
 
-
-class DestinationKind(StrEnum):
-    """What sort of address a destination is."""
-
-    EMAIL = "email"
-    DOMAIN = "domain"
-    IBAN = "iban"
-    PHONE = "phone"
-    NAME = "name"
-
-
-class Origin(StrEnum):
-    """Who chose a destination, judged by where the session first saw it (strongest claim first)."""
-
-    USER = "user-sanctioned"
-    ALLOWLIST = "allowlisted"
-    LISTING = "listing"
-    PRIVATE_TEXT = "private-text"
-    ATTACKER = "attacker-suggested"
-    UNSEEN = "unseen"
-
-
-@dataclass(frozen=True, slots=True)
-class Destination:
-    """An address a call sends to, with the argument path it was found under."""
-
-    kind: DestinationKind
-    value: str
-    path: str
-    keyed: bool = True
-    """Found under a destination argument (True), or only as an address inside other content (False)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LabelledDestination:
-    """A destination and its origin; ``from_call`` is the call whose content first showed it, if any."""
-
-    destination: Destination
-    origin: Origin
-    from_call: str | None
-
-
-# Argument keys whose values name where a call sends to.
-DESTINATION_KEYS = frozenset(
-    [
-        "recipient",
-        "recipients",
-        "to",
-        "cc",
-        "bcc",
-        "participants",
-        "attendees",
-        "email",
-        "emails",
-        "address_to",
-        "url",
-        "urls",
-        "uri",
-        "endpoint",
-        "webhook",
-        "channel",
-        "phone",
-        "phone_number",
-        "number",
-        "iban",
-        "user",
-        "username",
-    ]
-)
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}")
-_URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s'\"<>()\[\]{}]+", re.IGNORECASE)
-_BARE_DOMAIN = re.compile(
-    r"(?<![@\w.-])(?:www\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
-    r"(?:com|net|org|io|dev|ai|co|app|me|info|biz|xyz|site|online|us|uk|de|fr|eu|ru|cn|gov|edu)\b"
-    r"(?![@\w-])",
-    re.IGNORECASE,
-)
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
-_PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
-_SPACE = re.compile(r"\s+")
 _MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
 # Private text waits to be fingerprinted until a search needs it, up to this much.
 _MAX_PENDING_CHARS = 200_000
 _MIN_STEERING_CHARS = 4
 _MAX_ATTRIBUTES = 64
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
-_EDGE_PUNCTUATION = " .!?;:,'\"()[]"
-
-
-def normalize_text(text: str) -> str:
-    """Lowercase and fold white space, so copies that were re-wrapped still match."""
-    return _SPACE.sub(" ", text).strip().lower()
-
-
-def _host(url: str) -> str:
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    return host.lower()
-
-
-@functools.cache
-def _extractor() -> tldextract.TLDExtract:
-    # The Public Suffix List snapshot shipped with tldextract: no download, no cache on disk. Private
-    # suffixes count, so two github.io sites are two owners.
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True)
-
-
-def registrable_domain(host: str) -> str:
-    """The registrable domain of a host name (``files.evil.example.co.uk`` → ``example.co.uk``); the host
-    itself when it has none (an IP address, ``localhost``)."""
-    host = host.lower().rstrip(".")
-    parts = _extractor()(host)
-    if parts.domain and parts.suffix:
-        return f"{parts.domain}.{parts.suffix}"
-    return host.removeprefix("www.")
-
-
-def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
-    """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
-    for m in _EMAIL.finditer(text):
-        yield DestinationKind.EMAIL, m.group(0).lower()
-    without_emails = _EMAIL.sub(" ", text)
-    for m in _URL.finditer(without_emails):
-        host = _host(m.group(0))
-        if host:
-            yield DestinationKind.DOMAIN, registrable_domain(host)
-    for m in _BARE_DOMAIN.finditer(_URL.sub(" ", without_emails)):
-        yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
-    for m in _IBAN.finditer(text):
-        yield DestinationKind.IBAN, m.group(0).replace(" ", "")
-    for m in _PHONE.finditer(text):
-        yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
-
-
-def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:
-    """Return where a call sends to.
-
-    The values under destination arguments (recipient-like keys, and ``extra_paths`` that a rule declares)
-    name the destinations, as addresses or, failing that, as plain names. Only when a call has no such
-    argument are addresses inside its other arguments returned, marked ``keyed=False``: a link inside a
-    mail body is content, not where the mail goes.
-    """
-    paths = ["/" + "/".join(p for p in path.replace(".", "/").split("/") if p) for path in extra_paths]
-    keyed: dict[tuple[DestinationKind, str], Destination] = {}
-    anywhere: dict[tuple[DestinationKind, str], Destination] = {}
-    for path, key, text in _walk_arguments(arguments):
-        addresses = list(find_addresses(text))
-        if key.lower() in DESTINATION_KEYS or any(path == p or path.startswith(p + "/") for p in paths):
-            for kind, value in addresses:
-                keyed.setdefault((kind, value), Destination(kind, value, path))
-            if not addresses and text.strip():
-                value = normalize_text(text)
-                keyed.setdefault((DestinationKind.NAME, value), Destination(DestinationKind.NAME, value, path))
-        else:
-            for kind, value in addresses:
-                anywhere.setdefault((kind, value), Destination(kind, value, path, keyed=False))
-    return list((keyed or anywhere).values())
-
-
-def _walk_arguments(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
-    if isinstance(value, str):
-        yield path or "/", key, value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _walk_arguments(v, f"{path}/{k}", str(k))
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            yield from _walk_arguments(item, f"{path}/{i}", key)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield path or "/", key, str(value)
 
 
 @dataclass
@@ -241,7 +70,7 @@ class ContentIndex:
         """Record the values a call was made with: the agent knew them before any later result, so they are
         not private content that a later result revealed (e.g. the user's own address on every call). The
         arguments of external calls are kept (their tail) to catch data split across calls."""
-        texts = [text for _, _, text in _walk_arguments(arguments)]
+        texts = [text for _, _, text in iter_argument_texts(arguments)]
         for text in texts:
             self.private.exclude(text, typed_by_user=False, at=self._clock)
             if len(text) <= _MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
@@ -326,7 +155,7 @@ class ContentIndex:
 
         if any(seen_in(text) for text in self.user_text):
             return LabelledDestination(destination, Origin.USER, None)
-        if _allowlisted(destination, allowlist):
+        if is_allowlisted(destination, allowlist):
             return LabelledDestination(destination, Origin.ALLOWLIST, None)
         labelled = self._label_by_results(destination, seen_in)
         # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
@@ -355,7 +184,7 @@ class ContentIndex:
         """Record the arguments of a call whose result carried untrusted content: they name a place that
         outsiders write to (a public repository, a shared channel, a ticket queue)."""
         values = frozenset(
-            normalize_text(text) for _, _, text in _walk_arguments(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
+            normalize_text(text) for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
         )
         if values and len(self.untrusted_places) < self.max_values:
             self.untrusted_places.append(values)
@@ -369,7 +198,7 @@ class ContentIndex:
     def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
         """The call whose untrusted free text suggested one of these argument values (a name, path, id or
         address the user never typed), if any: a read made with it was chosen by whoever wrote that text."""
-        for _, _, text in _walk_arguments(arguments):
+        for _, _, text in iter_argument_texts(arguments):
             value = normalize_text(text)
             if not _MIN_STEERING_CHARS <= len(value) <= _MAX_ATTRIBUTE_CHARS or value.isdigit():
                 continue
@@ -386,15 +215,5 @@ class ContentIndex:
         a contact is not leaking the contact."""
         self._flush_private()
         skip = set(skip_paths)
-        texts = (text for path, _, text in _walk_arguments(arguments) if path not in skip)
+        texts = (text for path, _, text in iter_argument_texts(arguments) if path not in skip)
         return self.private.search(texts, self.sent_tail)
-
-
-def _allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
-    value = destination.value
-    domain = value.rsplit("@", 1)[-1] if destination.kind is DestinationKind.EMAIL else value
-    for entry in allowlist:
-        entry = entry.lower().removeprefix("www.")
-        if value == entry or domain == entry or domain.endswith("." + entry):
-            return True
-    return False

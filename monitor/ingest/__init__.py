@@ -1,112 +1,43 @@
-"""Input adapters: every format becomes the same stream of events, rejected records and session ends."""
+"""Input adapters: every format becomes the same stream of events, rejected records and session ends.
 
-from __future__ import annotations
+One reader per format (native JSONL, OTLP JSON, MCP JSON-RPC logs, Claude Code transcripts and hooks,
+AgentDojo runs), :func:`read_inputs` over files and folders with the format told from the content, the
+AgentDojo runs with what each run file says about itself (for the evaluation), and the one reader of tool
+lists.
+"""
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from enum import StrEnum
-from pathlib import Path
-
-from monitor.ingest._agentdojo import is_archive, read_agentdojo
-from monitor.ingest._claude_code import is_subagent_transcript, read_claude_code
-from monitor.ingest._claude_code import sniff as sniff_claude_code
-from monitor.ingest._jsonl import read_jsonl
-from monitor.ingest._mcp import read_mcp
-from monitor.ingest._mcp import sniff as sniff_mcp
-from monitor.ingest._otlp import read_otlp
-from monitor.ingest._otlp import sniff as sniff_otlp
-from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
+from monitor.ingest._agentdojo import AgentDojoRun, iter_run_files, read_agentdojo, read_agentdojo_runs
+from monitor.ingest._claude_code import read_claude_code, read_claude_code_stream
+from monitor.ingest._inputs import InputFormat, detect_format, read_inputs
+from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
+from monitor.ingest._mcp import read_mcp, read_mcp_stream
+from monitor.ingest._otlp import read_otlp, read_otlp_stream
+from monitor.ingest._toolslist import ToolList, ToolListProblem, parse_tool_list, read_tool_list, read_tool_lists
+from monitor.models import Record, RecordError, RecordStream, SessionEnd
 
 __all__ = [
+    "AgentDojoRun",
     "InputFormat",
     "Record",
     "RecordError",
     "RecordStream",
     "SessionEnd",
+    "ToolList",
+    "ToolListProblem",
     "detect_format",
+    "iter_run_files",
+    "parse_tool_list",
+    "read_agentdojo",
+    "read_agentdojo_runs",
+    "read_claude_code",
+    "read_claude_code_stream",
     "read_inputs",
+    "read_jsonl",
+    "read_jsonl_stream",
+    "read_mcp",
+    "read_mcp_stream",
+    "read_otlp",
+    "read_otlp_stream",
+    "read_tool_list",
+    "read_tool_lists",
 ]
-
-_SNIFF_BYTES = 65536
-_DATA_SUFFIXES = (".json", ".jsonl", ".ndjson")
-
-
-class InputFormat(StrEnum):
-    """Input formats ``analyze`` reads."""
-
-    AUTO = "auto"
-    JSONL = "jsonl"
-    OTLP = "otlp"
-    MCP = "mcp"
-    CLAUDE_CODE = "claude-code"
-    AGENTDOJO = "agentdojo"
-
-
-@dataclass(frozen=True)
-class _Reader:
-    sniff: Callable[[bytes], bool]
-    read: Callable[[Path, Path], RecordStream]
-
-
-def _sniff_jsonl(head: bytes) -> bool:
-    first_line = head.lstrip().split(b"\n", 1)[0]
-    return first_line.startswith(b"{") and b'"kind"' in first_line and b'"session_id"' in first_line
-
-
-def _sniff_agentdojo(head: bytes) -> bool:
-    return b'"messages"' in head and (b'"suite_name"' in head or b'"pipeline_name"' in head)
-
-
-# Tried in this order when the format is told from the content.
-_READERS: dict[InputFormat, _Reader] = {
-    InputFormat.JSONL: _Reader(_sniff_jsonl, lambda path, root: read_jsonl(path)),
-    InputFormat.OTLP: _Reader(sniff_otlp, lambda path, root: read_otlp(path)),
-    InputFormat.MCP: _Reader(sniff_mcp, lambda path, root: read_mcp(path, root)),
-    InputFormat.CLAUDE_CODE: _Reader(sniff_claude_code, lambda path, root: read_claude_code(path)),
-    InputFormat.AGENTDOJO: _Reader(_sniff_agentdojo, lambda path, root: read_agentdojo(path, root)),
-}
-
-
-def detect_format(path: Path) -> InputFormat | None:
-    """Tell a file's format from its content (and, for archives, its name); None when it cannot."""
-    if is_archive(path):
-        return InputFormat.AGENTDOJO
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except OSError:
-        return None
-    return next((fmt for fmt, reader in _READERS.items() if reader.sniff(head)), None)
-
-
-def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.AUTO) -> RecordStream:
-    """Stream records from every path, in order. Unreadable paths become :class:`RecordError` records."""
-    for path in paths:
-        if not path.exists():
-            yield RecordError(source=str(path), message="no such file or folder")
-        elif path.is_dir() and not is_archive(path):
-            yield from _read_folder(path, input_format)
-        else:
-            yield from _read_file(path, input_format, path.parent)
-
-
-def _read_folder(folder: Path, input_format: InputFormat) -> RecordStream:
-    if input_format is InputFormat.AGENTDOJO:
-        yield from read_agentdojo(folder)
-        return
-    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-        # A Claude Code sub-agent transcript is read with its parent session's file.
-        if is_subagent_transcript(file):
-            continue
-        if file.name.endswith(_DATA_SUFFIXES) or is_archive(file):
-            yield from _read_file(file, input_format, folder)
-
-
-def _read_file(path: Path, input_format: InputFormat, root: Path) -> RecordStream:
-    fmt = input_format if input_format is not InputFormat.AUTO else detect_format(path)
-    if fmt is None:
-        yield RecordError(
-            source=str(path), message="cannot tell the input format from the content; name it with --input-format"
-        )
-        return
-    yield from _READERS[fmt].read(path, root)

@@ -1,42 +1,120 @@
-"""AgentDojo run files: one run (session) per JSON file, in a file, a folder tree or a ``.tar.gz``."""
+"""AgentDojo run files: one run (session) per JSON file, in a file, a folder tree or a ``.tar.gz``.
+
+:func:`read_agentdojo` streams the records ``analyze`` reads. :func:`read_agentdojo_runs` gives the same
+records run by run, each with what its file says about the run (:class:`AgentDojoRun`), for the evaluation.
+Either way each file is read and decoded once.
+"""
 
 from __future__ import annotations
 
 import tarfile
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import orjson
 
-from monitor.models._events import ToolCall, ToolResult, UserMessage
-from monitor.models._records import RecordError, RecordStream, SessionEnd
+from monitor.errors import InputError
+from monitor.models import Record, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, UserMessage
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 
 
+@dataclass(frozen=True, slots=True)
+class AgentDojoRun:
+    """One AgentDojo run file: what it says about the run, and the records ``analyze`` reads from it.
+
+    ``records`` are the run's events, the errors of its messages and its :class:`SessionEnd` (none when the
+    file holds no ``messages`` list: then only that error). ``source`` names the file in errors (``path`` or
+    ``archive!entry``); ``entry`` is the file as found: its path (the input path joined with the path below
+    it) or its name in the archive. A field the file leaves out or empty is None.
+    """
+
+    session_id: str
+    source: str
+    entry: str
+    suite: str | None
+    injection_task_id: str | None
+    error: str | None
+    security: bool | None
+    records: tuple[Record, ...]
+
+    @property
+    def attack(self) -> str:
+        """Return the attack folder the file is in (AgentDojo writes ``<user task>/<attack>/<injection>.json``);
+        ``none`` when the entry has no folder."""
+        parts = PurePosixPath(self.entry).parts
+        return parts[-2] if len(parts) >= 2 else "none"
+
+    @property
+    def user_task(self) -> str:
+        """Return the user task folder above the attack folder (``user_task_N``, or ``injection_task_N`` for a
+        run that gives the attacker's goal as the user's task); empty when the entry has no such folder."""
+        parts = PurePosixPath(self.entry).parts
+        return parts[-3] if len(parts) >= 3 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _RunFile:
+    session_id: str
+    source: str
+    entry: str
+    data: bytes
+
+
 def server_for_suite(suite: Any) -> str:
-    """The server name AgentDojo tools are reported under: ``agentdojo-<suite>``."""
+    """Return the server name AgentDojo tools are reported under: ``agentdojo-<suite>``."""
     return f"agentdojo-{suite}" if isinstance(suite, str) and suite else "agentdojo"
 
 
 def is_archive(path: Path) -> bool:
-    """True for the archive forms AgentDojo runs are shipped in."""
+    """Return True for the archive forms AgentDojo runs are shipped in."""
     return path.name.endswith(ARCHIVE_SUFFIXES)
 
 
 def read_agentdojo(path: Path, root: Path | None = None) -> RecordStream:
-    """Stream the runs under ``path``: a run file, a folder tree of them, or an archive.
+    """Stream the records of the runs under ``path``: a run file, a folder tree of them, or an archive.
 
     The session id is the file's path below ``root`` (the input path given by the user; for a single
-    file, its folder), without ``.json``.
+    file, its folder), without ``.json``. What cannot be read is a :class:`RecordError`; nothing is raised.
     """
+    for run in read_agentdojo_runs(path, root):
+        if isinstance(run, AgentDojoRun):
+            yield from run.records
+        else:
+            yield run
+
+
+def read_agentdojo_runs(path: Path, root: Path | None = None) -> Iterator[AgentDojoRun | RecordError]:
+    """Stream the runs under ``path`` as :func:`read_agentdojo` reads them, one :class:`AgentDojoRun` a file.
+
+    A file, archive or archive entry that cannot be read, or is not a JSON object, is a :class:`RecordError`
+    (naming it, and the line for bad JSON) in place of its run; nothing is raised.
+    """
+    for item in _run_files(path, root):
+        yield item if isinstance(item, RecordError) else _parse_run(item)
+
+
+def iter_run_files(path: Path) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(entry, bytes)`` of every run file under ``path`` (file, folder or archive), for benchmarks.
+
+    Raises :class:`~monitor.errors.InputError` at the first file or archive that cannot be read.
+    """
+    for item in _run_files(path, None):
+        if isinstance(item, RecordError):
+            raise InputError(item.source, item.message)
+        yield item.entry, item.data
+
+
+def _run_files(path: Path, root: Path | None) -> Iterator[_RunFile | RecordError]:
+    """Every run file under ``path`` once, read whole, in order; archives are walked as a stream."""
     if is_archive(path):
-        yield from _read_archive(path)
+        yield from _archive_files(path)
     elif path.is_dir():
         for file in sorted(p for p in path.rglob("*") if p.is_file() and (p.suffix == ".json" or is_archive(p))):
-            yield from read_agentdojo(file, root or path)
+            yield from _run_files(file, root or path)
     else:
         base = root or path.parent
         session_id = str(PurePosixPath(*path.relative_to(base).parts)).removesuffix(".json")
@@ -45,10 +123,10 @@ def read_agentdojo(path: Path, root: Path | None = None) -> RecordStream:
         except OSError as exc:
             yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
             return
-        yield from parse_run(data, session_id, str(path))
+        yield _RunFile(session_id, str(path), str(path), data)
 
 
-def _read_archive(path: Path) -> RecordStream:
+def _archive_files(path: Path) -> Iterator[_RunFile | RecordError]:
     try:
         tar = tarfile.open(path, mode="r|*")  # noqa: SIM115 - closed by the with below, after errors are reported
     except (OSError, tarfile.TarError) as exc:
@@ -65,23 +143,40 @@ def _read_archive(path: Path) -> RecordStream:
                 if extracted is None:
                     yield RecordError(source=source, message="archive entry has no data")
                     continue
-                yield from parse_run(extracted.read(), name.removesuffix(".json"), source)
+                yield _RunFile(name.removesuffix(".json"), source, member.name, extracted.read())
         except (OSError, tarfile.TarError, EOFError) as exc:
             yield RecordError(source=str(path), message=f"archive is damaged; stopped reading: {exc}")
 
 
-def parse_run(data: bytes, session_id: str, source: str) -> RecordStream:
-    """Turn one run file's bytes into events, or a :class:`RecordError` naming the file and line."""
+def _parse_run(file: _RunFile) -> AgentDojoRun | RecordError:
+    """Turn one run file into its run, or a :class:`RecordError` naming the file (and line) when it is not one."""
     try:
-        run = orjson.loads(data)
+        run = orjson.loads(file.data)
     except orjson.JSONDecodeError as exc:
-        yield RecordError(source=f"{source}:{exc.lineno}", message=f"not JSON: {exc.msg}")
-        return
-    if not isinstance(run, dict) or not isinstance(run.get("messages"), list):
-        yield RecordError(source=source, message="not an AgentDojo run: no 'messages' list")
-        return
-    yield from _events(run, session_id, source)
-    yield SessionEnd(session_id=session_id)
+        return RecordError(source=f"{file.source}:{exc.lineno}", message=f"not JSON: {exc.msg}")
+    if not isinstance(run, dict):
+        return RecordError(source=file.source, message="not an AgentDojo run: no 'messages' list")
+    records: tuple[Record, ...]
+    if isinstance(run.get("messages"), list):
+        records = (*_events(run, file.session_id, file.source), SessionEnd(session_id=file.session_id))
+    else:
+        records = (RecordError(source=file.source, message="not an AgentDojo run: no 'messages' list"),)
+    security = run.get("security")
+    return AgentDojoRun(
+        session_id=file.session_id,
+        source=file.source,
+        entry=file.entry,
+        suite=_field_text(run.get("suite_name")),
+        injection_task_id=_field_text(run.get("injection_task_id")),
+        error=_field_text(run.get("error")),
+        security=security if isinstance(security, bool) else None,
+        records=records,
+    )
+
+
+def _field_text(value: Any) -> str | None:
+    """A run field as text; None when it is absent, null or empty."""
+    return str(value) if value else None
 
 
 def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
@@ -157,19 +252,3 @@ def _text(content: Any) -> str:
             _text(block.get("content", block.get("text")) if isinstance(block, dict) else block) for block in content
         )
     return "" if content is None else str(content)
-
-
-def iter_run_files(path: Path) -> Iterator[tuple[str, bytes]]:
-    """Yield ``(name, bytes)`` of every run file under ``path`` (file, folder or archive), for benchmarks."""
-    if is_archive(path):
-        with tarfile.open(path, mode="r|*") as tar:
-            for member in tar:
-                if member.isfile() and member.name.endswith(".json"):
-                    extracted = tar.extractfile(member)
-                    if extracted is not None:
-                        yield member.name, extracted.read()
-    elif path.is_dir():
-        for file in sorted(path.rglob("*.json")):
-            yield str(file), file.read_bytes()
-    else:
-        yield str(path), path.read_bytes()

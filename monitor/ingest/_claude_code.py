@@ -38,8 +38,8 @@ time order (see :func:`subagent_transcripts`; :func:`is_subagent_transcript` tel
 files are already read that way).
 
 Tool names ``mcp__<server>__<tool>`` give server and tool; any other name is a Claude Code built-in, on
-server :data:`~monitor.models._names.CLAUDE_CODE_SERVER`. Transcripts and hook payloads hold no
-``tools/list``, so no :class:`~monitor.models._events.ToolsListed` event is ever yielded.
+server :data:`~monitor.models.CLAUDE_CODE_SERVER`. Transcripts and hook payloads hold no
+``tools/list``, so no :class:`~monitor.models.ToolsListed` event is ever yielded.
 """
 
 from __future__ import annotations
@@ -57,9 +57,18 @@ from typing import IO, Any
 import orjson
 from pydantic import ValidationError
 
-from monitor.models._events import AssistantMessage, ToolCall, ToolResult, UserMessage
-from monitor.models._names import CLAUDE_CODE_SERVER, split_mcp_name
-from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
+from monitor.models import (
+    CLAUDE_CODE_SERVER,
+    AssistantMessage,
+    Record,
+    RecordError,
+    RecordStream,
+    SessionEnd,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+    split_mcp_name,
+)
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 
@@ -338,23 +347,15 @@ class _Reader:
             return
         session, opened = self._open(sid, line.source)
         yield from opened
-        time = _parse_time(obj.get("timestamp"))
-        sidechain = obj.get("isSidechain") is True
         if kind == "assistant":
-            yield from self._assistant(blocks, sid, session, time, sidechain, obj, line)
+            yield from self._assistant(blocks, sid, session, line)
         else:
-            yield from self._user(blocks, sid, session, time, sidechain, obj, line)
+            yield from self._user(blocks, sid, session, line)
 
-    def _assistant(
-        self,
-        blocks: list[Any],
-        sid: str,
-        session: _Session,
-        time: datetime | None,
-        sidechain: bool,
-        obj: dict[str, Any],
-        line: _Line,
-    ) -> Iterator[Record]:
+    def _assistant(self, blocks: list[Any], sid: str, session: _Session, line: _Line) -> Iterator[Record]:
+        obj = line.obj
+        time = _parse_time(obj.get("timestamp"))
+        sidechain = obj.get("isSidechain") is True  # written by a sub-agent
         synthetic = obj.get("isApiErrorMessage") is True
         for i, block in enumerate(blocks):
             if not isinstance(block, dict):
@@ -373,28 +374,12 @@ class _Reader:
                 call_id = given if isinstance(given, str) and given else f"tool_use-line-{line.lineno}-{i}"
                 if call_id in session.requested:
                     continue  # the same block written again (a copied or re-streamed message)
-                session.requested.add(call_id)
-                server, tool = server_and_tool(name)
-                arguments = block.get("input")
-                yield ToolCall(
-                    session_id=sid,
-                    time=time,
-                    call_id=call_id,
-                    server=server,
-                    tool=tool,
-                    arguments=arguments if isinstance(arguments, dict) else None,
-                )
+                yield self._call(sid, session, call_id, name, block.get("input"), time)
 
-    def _user(
-        self,
-        blocks: list[Any],
-        sid: str,
-        session: _Session,
-        time: datetime | None,
-        sidechain: bool,
-        obj: dict[str, Any],
-        line: _Line,
-    ) -> Iterator[Record]:
+    def _user(self, blocks: list[Any], sid: str, session: _Session, line: _Line) -> Iterator[Record]:
+        obj = line.obj
+        time = _parse_time(obj.get("timestamp"))
+        sidechain = obj.get("isSidechain") is True
         injected = (
             obj.get("isMeta") is True
             or obj.get("isCompactSummary") is True
@@ -513,11 +498,14 @@ class _Reader:
             yield ToolResult(session_id=sid, call_id=call_id, result=_result_value(obj.get("tool_response")))
 
     @staticmethod
-    def _call(sid: str, session: _Session, call_id: str, name: str, arguments: Any) -> ToolCall:
+    def _call(
+        sid: str, session: _Session, call_id: str, name: str, arguments: Any, time: datetime | None = None
+    ) -> ToolCall:
         session.requested.add(call_id)
         server, tool = server_and_tool(name)
         return ToolCall(
             session_id=sid,
+            time=time,
             call_id=call_id,
             server=server,
             tool=tool,

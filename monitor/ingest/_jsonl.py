@@ -10,8 +10,7 @@ from typing import IO
 import orjson
 from pydantic import ValidationError
 
-from monitor.models._events import EVENT_ADAPTER, ToolCall, ToolResult
-from monitor.models._records import RecordError, RecordStream, SessionEnd
+from monitor.models import EVENT_ADAPTER, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 

@@ -1,25 +1,8 @@
 """MCP JSON-RPC logs: the messages a host and an MCP server exchanged, one JSON line each.
 
-A line holds one JSON-RPC 2.0 message, a batch of them (a JSON array, allowed by protocol versions before
-2025-06-18), or a *wrapper* object that adds what the wire does not say::
-
-    {"timestamp": "2026-10-14T16:02:22.530Z", "direction": "client->server",
-     "session": "github-public-issue", "server": "github",
-     "message": {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {...}}}
-
-Wrapper fields, all optional but the message (first spelling found wins):
-
-- message: ``message``, ``msg`` or ``payload``: a JSON-RPC object, a batch array, or that JSON as a string.
-- direction: ``direction`` or ``dir``, compared ignoring case, spaces, ``_``, ``-``, ``>`` and ``→``.
-  Client to server: ``client->server`` (``client→server``, ``client_to_server``, ``c2s``...), ``send``,
-  ``sent``, ``out``, ``outgoing``, ``outbound``, ``tx``; server to client: the mirror spellings and
-  ``receive``, ``received``, ``recv``, ``in``, ``incoming``, ``inbound``, ``rx``. ``send``/``receive`` are
-  the host's (the client's) point of view. The direction only matters where the method does not say it.
-- timestamp: ``timestamp``, ``time`` or ``ts``: RFC 3339 text, or Unix seconds (milliseconds when large).
-- session: ``session``, ``session_id``, ``sessionId``, ``mcp_session_id`` or ``mcpSessionId``.
-- server: ``server``, ``server_name`` or ``serverName``.
-
-The same fields may also be written inline, next to the JSON-RPC keys of a bare message.
+Each line is a JSON-RPC 2.0 message, a batch of them, or a *wrapper* object that adds the direction, time,
+session and server the wire does not say (the line format and its field spellings:
+:mod:`monitor.ingest._jsonrpc`).
 
 Session key: the wrapper's session field, else the file's path below the input folder without its
 extension (as for AgentDojo runs). Server name: the wrapper's server field, else ``serverInfo.name`` of the
@@ -65,26 +48,31 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import orjson
 from pydantic import TypeAdapter, ValidationError
 
-from monitor.models._events import ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models._records import RecordError, RecordStream, SessionEnd
+from monitor.ingest._files import stream_file
+from monitor.ingest._jsonrpc import (
+    DIRECTION_KEYS,
+    LOG_SUFFIXES,
+    MESSAGE_KEYS,
+    SERVER_KEYS,
+    SESSION_KEYS,
+    TIME_KEYS,
+    Peer,
+    announced_server,
+    first_name,
+    is_log_line,
+    is_message,
+    parse_direction,
+)
+from monitor.models import RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
-LOG_SUFFIXES = (".jsonl", ".ndjson", ".json", ".log")
-SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 USER_MESSAGE_KIND = "user_message"
-
-MESSAGE_KEYS = ("message", "msg", "payload")
-DIRECTION_KEYS = ("direction", "dir")
-TIME_KEYS = ("timestamp", "time", "ts")
-SESSION_KEYS = ("session", "session_id", "sessionId", "mcp_session_id", "mcpSessionId")
-SERVER_KEYS = ("server", "server_name", "serverName")
 
 _SNIFF_LINES = 50
 _CANCELLED_REMEMBERED = 256
@@ -94,42 +82,6 @@ _BARE_PREFIX = re.compile(rb'\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
 _WRAPPED_PREFIX = re.compile(rb'"(?:message|msg|payload)"\s*:\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
 
 
-class Peer(Enum):
-    """A side of an MCP connection: who sent a message, or who sent the request a response answers."""
-
-    CLIENT = "client"
-    SERVER = "server"
-
-    @property
-    def other(self) -> Peer:
-        """The opposite side."""
-        return Peer.SERVER if self is Peer.CLIENT else Peer.CLIENT
-
-
-# Directions, compared with case, spaces, ``_``, ``-``, ``>`` and ``→`` removed.
-_DIRECTIONS = {
-    **dict.fromkeys(
-        ("clientserver", "clienttoserver", "cs", "c2s", "send", "sent", "out", "outgoing", "outbound", "tx"),
-        Peer.CLIENT,
-    ),
-    **dict.fromkeys(
-        (
-            "serverclient",
-            "servertoclient",
-            "sc",
-            "s2c",
-            "receive",
-            "received",
-            "recv",
-            "in",
-            "incoming",
-            "inbound",
-            "rx",
-        ),
-        Peer.SERVER,
-    ),
-}
-_DIRECTION_NOISE = str.maketrans("", "", " _->→")
 _CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 _CLIENT_METHODS = ("initialize", "server/discover")
 _SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
@@ -143,7 +95,7 @@ def sniff(head: bytes) -> bool:
             doc = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue  # a line cut by the 64 KiB limit, or garbage: look further
-        if _is_log_line(doc):
+        if is_log_line(doc):
             return True
         if isinstance(doc, dict) and doc.get("kind") == USER_MESSAGE_KIND:
             continue  # our extension line: neutral, and shaped like a native event
@@ -171,13 +123,7 @@ def read_mcp(path: Path, root: Path | None = None, max_open_sessions: int = DEFA
         relative = PurePosixPath(path.name)
     session = _strip_suffix(str(relative))
     server = _strip_suffix(path.name)
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
-        return
-    with fh:
-        yield from read_mcp_stream(fh, str(path), session, server, max_open_sessions)
+    yield from stream_file(path, read_mcp_stream, session, server, max_open_sessions)
 
 
 def read_mcp_stream(
@@ -279,7 +225,7 @@ class _LogReader:
             yield RecordError(source=source, message=problem)
         if envelope is None:
             return
-        if _is_jsonrpc(doc):  # a bare message; wrapper fields written inline are read too
+        if is_message(doc):  # a bare message; wrapper fields written inline are read too
             yield from self._read_payload(lineno, envelope, doc)
             return
         if doc.get("kind") == USER_MESSAGE_KIND:
@@ -302,15 +248,15 @@ class _LogReader:
 
     def _read_envelope(self, doc: dict[str, Any], problems: list[str]) -> _Envelope | None:
         try:
-            session = _first_name(doc, SESSION_KEYS)
-            server = _first_name(doc, SERVER_KEYS)
+            session = first_name(doc, SESSION_KEYS)
+            server = first_name(doc, SERVER_KEYS)
         except ValueError as exc:
             problems.append(f"{exc}; line skipped")
             return None
         sender = None
         direction_key = next((k for k in DIRECTION_KEYS if k in doc), None)
         if direction_key is not None and doc[direction_key] is not None:
-            sender = _parse_direction(doc[direction_key])
+            sender = parse_direction(doc[direction_key])
             if sender is None:
                 problems.append(f"unknown direction {doc[direction_key]!r}; read as if it were not given")
         time = None
@@ -345,7 +291,7 @@ class _LogReader:
 
     def _read_message(self, lineno: int, envelope: _Envelope, message: Any, where: str) -> RecordStream:
         source = f"{self.name}:{lineno}"
-        if not isinstance(message, dict) or not _is_jsonrpc(message):
+        if not isinstance(message, dict) or not is_message(message):
             yield RecordError(source=source, message=f"{where}not a JSON-RPC message")
             return
         has_id = message.get("id") is not None
@@ -562,15 +508,8 @@ class _LogReader:
 
     @staticmethod
     def _learn_server_name(connection: _Connection, method: str, result: Any) -> None:
-        if connection.announced_server is not None or not isinstance(result, dict):
-            return
-        info = result.get("serverInfo") if method == "initialize" else None
-        if not isinstance(info, dict):
-            meta = result.get("_meta")
-            info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
-        name = info.get("name") if isinstance(info, dict) else None
-        if isinstance(name, str) and name:
-            connection.announced_server = name
+        if connection.announced_server is None:
+            connection.announced_server = announced_server(result, initialize=method == "initialize")
 
     def _call_id(self, sid: str, id_text: str, server: str) -> str:
         """The JSON-RPC id, unless a call of the session still open (on another server) has it."""
@@ -617,48 +556,6 @@ class _LogReader:
 
 
 # -- helpers -----------------------------------------------------------------------------------------------
-
-
-def _is_jsonrpc(doc: dict[str, Any]) -> bool:
-    return "jsonrpc" in doc or "method" in doc or ("id" in doc and ("result" in doc or "error" in doc))
-
-
-def _is_log_line(doc: Any) -> bool:
-    """A bare message, a batch of messages, or a wrapper holding one."""
-    if isinstance(doc, list):
-        return bool(doc) and all(isinstance(m, dict) and _is_jsonrpc(m) for m in doc)
-    if not isinstance(doc, dict):
-        return False
-    if _is_jsonrpc(doc):
-        return doc.get("jsonrpc") == "2.0"
-    payload = next((doc[k] for k in MESSAGE_KEYS if k in doc), None)
-    if isinstance(payload, str):
-        try:
-            payload = orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            return False
-    return isinstance(payload, dict | list) and _is_log_line(payload)
-
-
-def _first_name(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    """The first of ``keys`` present and not null, as text; None when there is none.
-
-    Raises ValueError when that value is not a non-empty string or an integer.
-    """
-    for key in keys:
-        value = doc.get(key)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-            raise ValueError(f"{key!r} must be a non-empty string, not {value!r}")
-        return str(value)
-    return None
-
-
-def _parse_direction(value: Any) -> Peer | None:
-    if not isinstance(value, str):
-        return None
-    return _DIRECTIONS.get(value.lower().translate(_DIRECTION_NOISE))
 
 
 def _request_origin(method: str, sender: Peer | None) -> Peer:

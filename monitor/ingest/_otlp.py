@@ -31,22 +31,13 @@ import base64
 import binascii
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, Unpack
 
 import orjson
 
-from monitor.models._records import RecordError, RecordStream
-from monitor.spans import (
-    DEFAULT_MAX_BUFFERED_BYTES,
-    DEFAULT_MAX_BUFFERED_SPANS,
-    DEFAULT_REMEMBERED_SPANS,
-    DEFAULT_SESSION_IDLE_SPANS,
-    DEFAULT_TRACE_IDLE_SPANS,
-    SpanAssembler,
-    SpanKind,
-    SpanRecord,
-    StatusCode,
-)
+from monitor.ingest._files import stream_file
+from monitor.models import RecordError, RecordStream
+from monitor.spans import AssemblerBounds, SpanAssembler, SpanKind, SpanRecord, StatusCode
 
 __all__ = ["decode_export", "iter_documents", "read_otlp", "read_otlp_stream", "sniff"]
 
@@ -59,51 +50,18 @@ def sniff(head: bytes) -> bool:
     return start[:1] in (b"{", b"[") and any(key in head for key in _SNIFF_KEYS)
 
 
-def read_otlp(
-    path: Path,
-    *,
-    trace_idle_spans: int = DEFAULT_TRACE_IDLE_SPANS,
-    session_idle_spans: int = DEFAULT_SESSION_IDLE_SPANS,
-    max_buffered_spans: int = DEFAULT_MAX_BUFFERED_SPANS,
-    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
-    remembered_spans: int = DEFAULT_REMEMBERED_SPANS,
-) -> RecordStream:
-    """Stream the session events of an OTLP JSON traces file (see the module documentation for the bounds)."""
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
-        return
-    with fh:
-        yield from read_otlp_stream(
-            fh,
-            str(path),
-            trace_idle_spans=trace_idle_spans,
-            session_idle_spans=session_idle_spans,
-            max_buffered_spans=max_buffered_spans,
-            max_buffered_bytes=max_buffered_bytes,
-            remembered_spans=remembered_spans,
-        )
+def read_otlp(path: Path, **bounds: Unpack[AssemblerBounds]) -> RecordStream:
+    """Stream the session events of an OTLP JSON traces file; ``bounds`` go to the :class:`SpanAssembler`.
+
+    See the module documentation for the bounds. A file that cannot be opened is one :class:`RecordError`.
+    """
+    yield from stream_file(path, read_otlp_stream, **bounds)
 
 
-def read_otlp_stream(
-    fh: IO[bytes],
-    name: str,
-    *,
-    trace_idle_spans: int = DEFAULT_TRACE_IDLE_SPANS,
-    session_idle_spans: int = DEFAULT_SESSION_IDLE_SPANS,
-    max_buffered_spans: int = DEFAULT_MAX_BUFFERED_SPANS,
-    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
-    remembered_spans: int = DEFAULT_REMEMBERED_SPANS,
-) -> RecordStream:
-    """Stream the session events of OTLP JSON read from ``fh``; ``name`` names it in errors."""
-    assembler = SpanAssembler(
-        trace_idle_spans=trace_idle_spans,
-        session_idle_spans=session_idle_spans,
-        max_buffered_spans=max_buffered_spans,
-        max_buffered_bytes=max_buffered_bytes,
-        remembered_spans=remembered_spans,
-    )
+def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]) -> RecordStream:
+    """Stream the session events of OTLP JSON read from ``fh``; ``name`` names it in errors, ``bounds`` go to
+    the :class:`SpanAssembler`."""
+    assembler = SpanAssembler(**bounds)
     for item in iter_documents(fh, name):
         if isinstance(item, RecordError):
             yield item
@@ -292,28 +250,27 @@ def _decode_int(value: Any, field: str) -> int | None:
     raise _MalformedError(f"{field} {str(value)[:40]!r} is not an integer")
 
 
-_KIND_NAMES = {kind.name: kind for kind in SpanKind}
-_STATUS_NAMES = {code.name: code for code in StatusCode}
+_E = TypeVar("_E", SpanKind, StatusCode)
 
 
 def _decode_kind(value: Any) -> SpanKind:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return SpanKind(value) if 0 <= value <= 5 else SpanKind.UNSPECIFIED
-    if isinstance(value, str):
-        if value.isdigit():
-            return _decode_kind(int(value))
-        return _KIND_NAMES.get(value.upper().removeprefix("SPAN_KIND_"), SpanKind.UNSPECIFIED)
-    return SpanKind.UNSPECIFIED
+    return _decode_enum(value, SpanKind, "SPAN_KIND_")
 
 
 def _decode_status_code(value: Any) -> StatusCode:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return StatusCode(value) if 0 <= value <= 2 else StatusCode.UNSET
+    return _decode_enum(value, StatusCode, "STATUS_CODE_")
+
+
+def _decode_enum(value: Any, enum: type[_E], prefix: str) -> _E:
+    """A protobuf enum given as a number, a digit string or a name (``prefix`` optional); else its zero value."""
     if isinstance(value, str):
-        if value.isdigit():
-            return _decode_status_code(int(value))
-        return _STATUS_NAMES.get(value.upper().removeprefix("STATUS_CODE_"), StatusCode.UNSET)
-    return StatusCode.UNSET
+        value = int(value) if value.isdigit() else enum.__members__.get(value.upper().removeprefix(prefix), 0)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return enum(value)
+        except ValueError:
+            pass
+    return enum(0)
 
 
 def _decode_attributes(raw: Any) -> dict[str, Any]:
@@ -368,11 +325,11 @@ def _decode_value(value: Any) -> Any:
         if key in ("stringValue", "string_value"):
             return item
         if key in ("intValue", "int_value"):
-            return _lenient_int(item)
+            return _convert_or_keep(item, int)
         if key in ("boolValue", "bool_value"):
             return item if isinstance(item, bool) else str(item).lower() == "true"
         if key in ("doubleValue", "double_value"):
-            return _lenient_float(item)
+            return _convert_or_keep(item, float)
         if key in ("arrayValue", "array_value"):
             values = item.get("values") if isinstance(item, dict) else None
             return [_decode_value(v) for v in values] if isinstance(values, list) else []
@@ -384,20 +341,12 @@ def _decode_value(value: Any) -> Any:
     return None
 
 
-def _lenient_int(value: Any) -> Any:
-    if isinstance(value, int):
+def _convert_or_keep(value: Any, kind: type[int] | type[float]) -> Any:
+    """``value`` as ``kind`` (int64 values often come as strings); what does not convert, as it is."""
+    if isinstance(value, kind):
         return value
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return value
-
-
-def _lenient_float(value: Any) -> Any:
-    if isinstance(value, float):
-        return value
-    try:
-        return float(value)
+        return kind(value)
     except (TypeError, ValueError):
         return value
 

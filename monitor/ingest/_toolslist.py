@@ -1,52 +1,360 @@
-"""Reading tool lists: a ``tools/list`` result, a JSON-RPC response holding one, a bare array, or one tool."""
+"""The one reader of tool lists: what ``trifecta lint``, ``trifecta clients`` and ``trifecta rules suggest|pin``
+read.
+
+A file holds one of:
+
+- a ``tools/list`` result (``{"tools": [...]}``), or a JSON-RPC response holding one (``{"result": {...}}``);
+- a bare tools array, or one tool (an object with a string ``name`` and an ``inputSchema``, ``annotations``
+  or ``description``);
+- our ``mcp-servers`` data files (``server``, ``protocolVersion``, ``tools``) and mcpdesc documents
+  (``info.name``, ``protocolVersions``, ``tools``);
+- an MCP JSON-RPC log (:mod:`monitor.ingest._jsonrpc`), as one JSON document or as JSON lines: each
+  ``tools/list`` result in it, with the protocol version of the server's ``initialize`` result.
+
+The server name and the protocol version are taken when the file says them. A :class:`ToolList` keeps the
+raw tools as served and the JSON pointer of each in its document (or log line), so findings can point into
+it.
+
+:func:`read_tool_lists` never raises: what cannot be read comes back as :class:`ToolListProblem` values.
+:func:`read_tool_list` reads the one tool list of a file and raises :class:`~monitor.errors.InputError`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.errors import InputError
+from monitor.ingest._files import describe_read_error
+from monitor.ingest._jsonrpc import LOG_SUFFIXES, MESSAGE_KEYS, SERVER_KEYS, announced_server, is_log_line, is_message
+
+MAX_TOOL_LIST_BYTES = 64 * 1024 * 1024
+"""Larger files are reported as unreadable instead of being loaded."""
+
+_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-@dataclass(frozen=True)
-class ToolList:
-    """The raw tools of one file, with the server name and protocol version when the file says them."""
+class ToolList(BaseModel):
+    """The raw tools of one ``tools/list`` result (or array, tool, data file), with where they were found.
 
-    path: Path
-    tools: list[Any]
+    ``line`` is the 1-based line of a JSON-lines log (None for a JSON document); ``tool_pointers[i]`` is
+    the JSON pointer of ``tools[i]`` in the document (or log line) as served.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    line: int | None = None
     server: str | None = None
     protocol_version: str | None = None
+    protocol_version_source: str | None = Field(default=None, description="where the version was declared")
+    tools: tuple[Any, ...]
+    tool_pointers: tuple[str, ...]
+
+    @property
+    def server_name(self) -> str:
+        """The server name, or the file's name without its suffix when the file does not say."""
+        return self.server or Path(self.file).stem
+
+
+class ToolListProblem(BaseModel):
+    """A file (or a line of a log) that holds no readable tool list, and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    line: int | None = Field(default=None, description="1-based line of a JSON-lines log; None for the file")
+    message: str
+
+    @property
+    def source(self) -> str:
+        """``file`` or ``file:line``."""
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
+
+# -- many files, never raising ------------------------------------------------------------------------------
+
+
+def read_tool_lists(paths: Iterable[str | Path]) -> tuple[list[ToolList], list[ToolListProblem]]:
+    """Read the tool lists of ``paths``: files as given, folders walked recursively (sorted, hidden entries
+    skipped, files ending in one of :data:`~monitor.ingest._jsonrpc.LOG_SUFFIXES`).
+
+    Returns the tool lists and, in input order, a problem for each path or line that could not be read.
+    """
+    lists: list[ToolList] = []
+    problems: list[ToolListProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = _files_in(path)
+            if not files:
+                problems.append(
+                    ToolListProblem(file=str(path), message=f"no {', '.join(LOG_SUFFIXES)} files in this folder")
+                )
+        elif path.exists():
+            files = [path]
+        else:
+            problems.append(ToolListProblem(file=str(path), message="no such file or folder"))
+            continue
+        for file in files:
+            found, bad = _word_leniently(_read_file(file))
+            lists.extend(found)
+            problems.extend(bad)
+    return lists, problems
+
+
+def _files_in(folder: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in LOG_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+
+
+def _word_leniently(contents: _Contents) -> tuple[list[ToolList], list[ToolListProblem]]:
+    file = contents.file
+    if contents.not_json is not None:
+        exc = contents.not_json
+        message = f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        if contents.json_lines:
+            message = "JSON lines without any JSON-RPC message: not a tool list or an MCP JSON-RPC log"
+        return [], [ToolListProblem(file=file, message=message)]
+    if contents.no_tools:
+        return [], [ToolListProblem(file=file, message=_describe_missing_tools(contents.doc))]
+    return contents.lists, contents.problems
+
+
+def _describe_missing_tools(doc: Any) -> str:
+    if isinstance(doc, dict):
+        other = [k for k in ("resources", "resourceTemplates", "prompts") if k in doc]
+        if other:
+            return f"declares {', '.join(other)} but no tools; only tool annotations are linted"
+    return (
+        "no tools here: expected a tools/list result, a tools array, a tool object, an MCP JSON-RPC log or an "
+        "mcp-servers document"
+    )
+
+
+# -- one file, raising --------------------------------------------------------------------------------------
 
 
 def read_tool_list(path: Path) -> ToolList:
-    """Read one tool-list file. Raises :class:`~monitor.errors.InputError` naming the file when it cannot."""
+    """Read the one tool list of a file (a log must hold exactly one ``tools/list`` result).
+
+    Raises :class:`~monitor.errors.InputError` naming the file (``file:line`` where its JSON breaks off, or
+    for a bad line of a log) when it cannot be read or does not hold exactly one tool list.
+    """
+    contents = _read_file(path)
+    file = contents.file
+    if contents.not_json is not None:
+        raise InputError(f"{file}:{contents.not_json.lineno}", f"not JSON: {contents.not_json.msg}")
+    if contents.no_tools:
+        if isinstance(contents.doc, dict):
+            raise InputError(file, "no 'tools' array and not a single tool object")
+        raise InputError(file, "expected a tools/list result, a tools array or a tool object")
+    if contents.problems:
+        problem = contents.problems[0]
+        raise InputError(problem.source, problem.message)
+    if len(contents.lists) > 1:
+        lines = ", ".join(str(x.line) for x in contents.lists if x.line is not None)
+        where = f" (lines {lines})" if lines else ""
+        raise InputError(file, f"{len(contents.lists)} tools/list results{where}; give a file that holds one")
+    return contents.lists[0]
+
+
+# -- reading one file ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Contents:
+    """What one file holds: its tool lists and the problems of its lines, or why it holds none at all."""
+
+    file: str
+    lists: list[ToolList] = field(default_factory=list)
+    problems: list[ToolListProblem] = field(default_factory=list)
+    not_json: orjson.JSONDecodeError | None = None
+    """Set when the file is neither one JSON document nor a JSON-RPC log in JSON lines."""
+    json_lines: bool = False
+    """With ``not_json``: the file is JSON lines (none of them a JSON-RPC message)."""
+    no_tools: bool = False
+    """Set when the file is one JSON document (``doc``) without tools."""
+    doc: Any = None
+
+
+def _read_file(path: Path) -> _Contents:
+    file = str(path)
     try:
-        doc = orjson.loads(path.read_bytes())
+        if path.stat().st_size > MAX_TOOL_LIST_BYTES:
+            message = f"larger than {MAX_TOOL_LIST_BYTES // (1024 * 1024)} MiB; not read"
+            return _Contents(file, problems=[ToolListProblem(file=file, message=message)])
+        data = path.read_bytes()
     except OSError as exc:
-        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+        return _Contents(file, problems=[ToolListProblem(file=file, message=describe_read_error(exc))])
+    try:
+        doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}", f"not JSON: {exc.msg}") from None
-    return parse_tool_list(doc, path)
+        records, bad_lines = _split_json_lines(file, data)
+        if any(is_log_line(record) for _, record in records):
+            lists, problems = _read_log(records, file)
+            return _Contents(file, lists, bad_lines + problems)
+        return _Contents(file, not_json=exc, json_lines=len(records) > 1 and not bad_lines)
+    if is_log_line(doc):
+        return _Contents(file, *_read_log([(None, doc)], file))
+    found = parse_tool_list(doc, file)
+    if found is None:
+        return _Contents(file, no_tools=True, doc=doc)
+    return _Contents(file, [found])
 
 
-def parse_tool_list(doc: Any, path: Path) -> ToolList:
-    """Find the tools in a decoded document."""
+def _split_json_lines(file: str, data: bytes) -> tuple[list[tuple[int | None, Any]], list[ToolListProblem]]:
+    records: list[tuple[int | None, Any]] = []
+    problems: list[ToolListProblem] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            records.append((number, orjson.loads(raw)))
+        except orjson.JSONDecodeError as exc:
+            problems.append(ToolListProblem(file=file, line=number, message=f"not JSON: {exc.msg}"))
+    return records, problems
+
+
+# -- documents ----------------------------------------------------------------------------------------------
+
+
+def parse_tool_list(doc: Any, file: str, line: int | None = None, base: str = "") -> ToolList | None:
+    """Find the tools of one decoded document (``base`` is the JSON pointer of ``doc`` within its log line).
+
+    Understands a bare tools array, a ``tools/list`` result, a JSON-RPC response holding one, our
+    ``mcp-servers`` files (``server``, ``protocolVersion``, ``tools``), mcpdesc documents (``info.name``,
+    ``protocolVersions``, ``tools``) and a single tool. Returns ``None`` when the document holds no tools.
+    """
     if isinstance(doc, list):
-        return ToolList(path, doc)
+        return _tool_list(file, line, doc, _pointers(base, doc), None, (None, None))
     if not isinstance(doc, dict):
-        raise InputError(str(path), "expected a tools/list result, a tools array or a tool object")
-    if isinstance(doc.get("result"), dict) and "tools" in doc["result"]:
-        return parse_tool_list(doc["result"], path)
-    server = doc.get("server") if isinstance(doc.get("server"), str) else None
-    if server is None and isinstance(doc.get("serverInfo"), dict):
-        name = doc["serverInfo"].get("name")
-        server = name if isinstance(name, str) else None
-    version = doc.get("protocolVersion") if isinstance(doc.get("protocolVersion"), str) else None
+        return None
+    if isinstance(doc.get("result"), dict) and isinstance(doc["result"].get("tools"), list):
+        return parse_tool_list(doc["result"], file, line, f"{base}/result")
+    server = _server_name(doc)
+    version = _protocol_version(doc, base)
     if isinstance(doc.get("tools"), list):
-        return ToolList(path, doc["tools"], server, version)
-    if isinstance(doc.get("name"), str):
-        return ToolList(path, [doc], server, version)
-    raise InputError(str(path), "no 'tools' array and not a single tool object")
+        return _tool_list(file, line, doc["tools"], _pointers(f"{base}/tools", doc["tools"]), server, version)
+    if isinstance(doc.get("name"), str) and any(k in doc for k in ("inputSchema", "annotations", "description")):
+        return _tool_list(file, line, [doc], [base], server, version)
+    return None
+
+
+def _tool_list(
+    file: str,
+    line: int | None,
+    tools: Sequence[Any],
+    pointers: Sequence[str],
+    server: str | None,
+    version: tuple[str | None, str | None],
+) -> ToolList:
+    return ToolList(
+        file=file,
+        line=line,
+        server=server,
+        protocol_version=version[0],
+        protocol_version_source=version[1],
+        tools=tuple(tools),
+        tool_pointers=tuple(pointers),
+    )
+
+
+def _pointers(base: str, tools: Sequence[Any]) -> list[str]:
+    """The JSON pointer of each item of the array at ``base``."""
+    return [f"{base}/{i}" for i in range(len(tools))]
+
+
+def _server_name(doc: Mapping[str, Any]) -> str | None:
+    if isinstance(doc.get("server"), str):
+        return str(doc["server"])
+    for key in ("serverInfo", "info"):  # a tools/list capture with serverInfo; an mcpdesc document's info
+        info = doc.get(key)
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            return str(info["name"])
+    return None
+
+
+def _protocol_version(doc: Mapping[str, Any], base: str) -> tuple[str | None, str | None]:
+    version = doc.get("protocolVersion")
+    if isinstance(version, str):
+        return version, f"{base}/protocolVersion"
+    versions = doc.get("protocolVersions")  # mcpdesc: every version the server speaks; the earliest decides
+    if isinstance(versions, list):
+        known = sorted((v, i) for i, v in enumerate(versions) if isinstance(v, str) and _VERSION.match(v))
+        if known:
+            earliest, index = known[0]
+            return earliest, f"{base}/protocolVersions/{index}"
+    return None, None
+
+
+# -- JSON-RPC logs ------------------------------------------------------------------------------------------
+
+
+def _messages(doc: Any) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+    """Yield ``(pointer, message, server)`` for each JSON-RPC message of one log line.
+
+    A message given as a JSON string inside a wrapper is not read: a pointer cannot point into it.
+    """
+    server: str | None = None
+    container: Any = doc
+    base = ""
+    if isinstance(doc, dict) and not is_message(doc):
+        server = next((str(doc[k]) for k in SERVER_KEYS if isinstance(doc.get(k), str)), None)
+        key = next((k for k in MESSAGE_KEYS if k in doc), None)
+        if key is None:
+            return
+        container, base = doc[key], f"/{key}"
+    if isinstance(container, list):
+        for i, item in enumerate(container):
+            if isinstance(item, dict) and is_message(item):
+                yield f"{base}/{i}", item, server
+    elif isinstance(container, dict) and is_message(container):
+        yield base, container, server
+
+
+def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[list[ToolList], list[ToolListProblem]]:
+    """Take every ``tools/list`` result of a log, with the protocol version of the server's ``initialize``.
+
+    ``records`` are ``(line, value)`` pairs; the line is None for a file that is one JSON document. A result
+    is told by its shape (``tools`` array; ``protocolVersion`` with ``serverInfo`` or ``capabilities``).
+    Servers are told apart by the wrapper's ``server`` field; without one, the log's only ``initialize``
+    result names the server and its version.
+    """
+    versions: dict[str | None, tuple[str, str]] = {}
+    names: dict[str | None, str] = {}
+    lists: list[ToolList] = []
+    for line, doc in records:
+        for pointer, message, server in _messages(doc):
+            result = message.get("result")
+            if not isinstance(result, dict):
+                continue
+            initialize = isinstance(result.get("protocolVersion"), str) and (
+                "serverInfo" in result or "capabilities" in result
+            )
+            announced = announced_server(result, initialize=initialize)
+            if announced is not None:
+                names[server] = announced
+            if initialize:
+                where = f"{pointer}/result/protocolVersion"
+                versions[server] = (result["protocolVersion"], where if line is None else f"line {line}: {where}")
+            elif isinstance(result.get("tools"), list):
+                version = versions.get(server) or (next(iter(versions.values())) if len(versions) == 1 else None)
+                name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
+                tools = result["tools"]
+                pointers = _pointers(f"{pointer}/result/tools", tools)
+                lists.append(_tool_list(file, line, tools, pointers, name, version or (None, None)))
+    if not lists:
+        return [], [ToolListProblem(file=file, message="an MCP JSON-RPC log without any tools/list result")]
+    return lists, []

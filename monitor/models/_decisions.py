@@ -7,41 +7,27 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from monitor.models._legs import Leg
+from monitor.models._ranked import RankedStrEnum
 from monitor.models._tools import Severity
 
 
-class Action(StrEnum):
-    """What a host should do with a requested call."""
+class Action(RankedStrEnum):
+    """What a host should do with a requested call; ``rank`` orders them by strictness."""
 
     ALLOW = "allow"
     CONFIRM = "confirm"
     DENY = "deny"
 
-    @property
-    def rank(self) -> int:
-        """Strictness: allow < confirm < deny."""
-        return _ACTION_RANK[self]
 
-
-_ACTION_RANK = {a: i for i, a in enumerate(Action)}
-
-
-class Level(StrEnum):
-    """How far a session (or the call that got it there) has gone towards the trifecta."""
+class Level(RankedStrEnum):
+    """How far a session (or the call that got it there) has gone towards the trifecta; ``rank`` orders
+    clean < partial < armed < trifecta < exfiltration."""
 
     CLEAN = "clean"
     PARTIAL = "partial"
     ARMED = "armed"
     TRIFECTA = "trifecta"
     EXFILTRATION = "exfiltration"
-
-    @property
-    def rank(self) -> int:
-        """Order clean < partial < armed < trifecta < exfiltration."""
-        return _LEVEL_RANK[self]
-
-
-_LEVEL_RANK = {lv: i for i, lv in enumerate(Level)}
 
 
 class Reason(StrEnum):

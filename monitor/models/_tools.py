@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from enum import StrEnum
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from monitor.models._ranked import RankedStrEnum
 
 ANNOTATION_MEMBERS: tuple[str, ...] = (
     "title",
@@ -19,21 +20,13 @@ ANNOTATION_MEMBERS: tuple[str, ...] = (
 HINT_MEMBERS: tuple[str, ...] = ANNOTATION_MEMBERS[1:]
 
 
-class Severity(StrEnum):
-    """Severity of an alert or finding, lowest first."""
+class Severity(RankedStrEnum):
+    """Severity of an alert or finding; ``rank`` orders info < warning < high < critical."""
 
     INFO = "info"
     WARNING = "warning"
     HIGH = "high"
     CRITICAL = "critical"
-
-    @property
-    def rank(self) -> int:
-        """Position in the order info < warning < high < critical."""
-        return _SEVERITY_RANK[self]
-
-
-_SEVERITY_RANK = {s: i for i, s in enumerate(Severity)}
 
 
 class ToolAnnotations(BaseModel):
@@ -95,14 +88,7 @@ def parse_tool(raw: Any, pointer: str = "") -> tuple[ToolDefinition | None, list
     """
     findings: list[Finding] = []
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
-        findings.append(
-            Finding(
-                id="tool-without-name",
-                severity=Severity.WARNING,
-                pointer=pointer or "/",
-                message="tool entry has no string 'name'; ignored",
-            )
-        )
+        findings.append(_warning("tool-without-name", pointer or "/", "tool entry has no string 'name'; ignored"))
         return None, findings
     description = raw.get("description")
     schema = raw.get("inputSchema")
@@ -122,47 +108,29 @@ def _parse_annotations(raw: Any, pointer: str) -> tuple[ToolAnnotations, list[Fi
     if raw is None:
         return ToolAnnotations(), []
     if not isinstance(raw, dict):
-        return ToolAnnotations(), [
-            Finding(
-                id="annotations-not-object",
-                severity=Severity.WARNING,
-                pointer=pointer,
-                message=f"annotations must be an object, got {type(raw).__name__}; treated as absent",
-            )
-        ]
+        message = f"annotations must be an object, got {type(raw).__name__}; treated as absent"
+        return ToolAnnotations(), [_warning("annotations-not-object", pointer, message)]
     findings: list[Finding] = []
     kept: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in ANNOTATION_MEMBERS:
             findings.append(
-                Finding(
-                    id="annotation-unknown-member",
-                    severity=Severity.WARNING,
-                    pointer=f"{pointer}/{key}",
-                    message=f"unknown annotation member {key!r}; ignored",
-                )
+                _warning("annotation-unknown-member", f"{pointer}/{key}", f"unknown annotation member {key!r}; ignored")
             )
         elif key == "title":
             if isinstance(value, str):
                 kept[key] = value
             else:
                 findings.append(
-                    Finding(
-                        id="annotation-title-not-string",
-                        severity=Severity.WARNING,
-                        pointer=f"{pointer}/{key}",
-                        message="title must be a string; ignored",
-                    )
+                    _warning("annotation-title-not-string", f"{pointer}/{key}", "title must be a string; ignored")
                 )
         elif isinstance(value, bool):
             kept[key] = value
         elif value is not None:
-            findings.append(
-                Finding(
-                    id="annotation-hint-not-boolean",
-                    severity=Severity.WARNING,
-                    pointer=f"{pointer}/{key}",
-                    message=f"{key} must be a boolean, got {orjson.dumps(value).decode()}; treated as absent",
-                )
-            )
+            message = f"{key} must be a boolean, got {orjson.dumps(value).decode()}; treated as absent"
+            findings.append(_warning("annotation-hint-not-boolean", f"{pointer}/{key}", message))
     return ToolAnnotations(**kept), findings
+
+
+def _warning(finding_id: str, pointer: str, message: str) -> Finding:
+    return Finding(id=finding_id, severity=Severity.WARNING, pointer=pointer, message=message)

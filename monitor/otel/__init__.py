@@ -25,7 +25,9 @@ triggered it, goes to the ``on_alert`` callback, and is counted when a meter pro
 spans and queues one compact record per span of agent work; the engine runs in a child process (or, with
 ``worker="thread"``, on the processor's own thread), so the application neither waits for it nor shares the
 interpreter lock with it. :meth:`TrifectaSpanProcessor.check_tool_call` waits for its answer (every span
-ended before it is analysed first); ``force_flush`` waits until everything queued was analysed.
+ended before it is analysed first); ``force_flush`` waits until everything queued was analysed. As the
+OpenTelemetry SDK separates span processors from exporters, the processor keeps only the SDK's hooks and
+hands each alert to one exporter per destination (log records, metric counters, the callback).
 
 **Safety.** No hook raises into the application: failures are counted (:attr:`TrifectaSpanProcessor.errors`)
 and logged once per kind. Nothing is exported by the processor itself: log records go through the given
@@ -37,6 +39,7 @@ repeated deaths the engine runs on a thread. Spans started and log records emitt
 threads (by a log record processor, an ``on_alert`` callback, a logging handler) are not processed again.
 """
 
+from monitor.otel._config import LevelStamps, WorkerKind
 from monitor.otel._names import (
     ALERT_EVENT_NAME,
     ATTR_ACTION,
@@ -61,7 +64,7 @@ from monitor.otel._names import (
     read_legs,
     summarize_evidence,
 )
-from monitor.otel._processor import LevelStamps, TrifectaSpanProcessor, WorkerKind
+from monitor.otel._processor import TrifectaSpanProcessor
 
 __all__ = [
     "ALERT_EVENT_NAME",

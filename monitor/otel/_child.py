@@ -1,11 +1,13 @@
 """The engine process of the span processor: ``python -m monitor.otel._child``, started by the processor.
 
-Reads its configuration (an 8-byte length, then a pickle), then one record per line on standard input; writes
-the engine's messages, one per line, on standard output; ends when its input ends. Log records of WARNING and
-above are sent to the processor, which logs them in the application's process.
+Reads its configuration (an 8-byte length, then the pickled :class:`~monitor.otel._config.ProcessorConfig`),
+then one record per line on standard input; writes the engine's messages, one per line, on standard output
+(the alerts, decisions and reports in them as their JSON text); ends when its input ends. Log records of
+WARNING and above are sent to the processor, which logs them in the application's process.
 
-A thread reads standard input as soon as records arrive and keeps them here, up to ``max_bytes`` of them, while
-the engine works through them: records waiting for the engine wait in this process, not in the application's.
+A thread reads standard input as soon as records arrive and keeps them here, up to ``max_queue_bytes`` of them,
+while the engine works through them: records waiting for the engine wait in this process, not in the
+application's.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import pickle
 import sys
 import threading
 import traceback
@@ -23,10 +24,8 @@ from typing import Any
 import orjson
 
 from monitor.otel import _records as rec
+from monitor.otel._config import unpack_config
 from monitor.otel._engine import SpanEngine
-from monitor.session._monitor import SessionMonitor
-
-__all__ = ["run_child"]
 
 _CHUNK = 1 << 20
 
@@ -111,15 +110,15 @@ def run_child() -> int:
             return 1  # the processor went away before it configured us
         pending += chunk
     size = int.from_bytes(pending[:8], "big")
-    config = pickle.loads(bytes(pending[8 : 8 + size]))
-    _lower_priority(config["niceness"])
+    config = unpack_config(bytes(pending[8 : 8 + size]))
+    _lower_priority(config.engine_niceness)
     rest = bytes(pending[8 + size :])
     out: list[list[Any]] = []
     root = logging.getLogger()
     root.handlers[:] = [_ForwardHandler(out)]
     root.setLevel(logging.WARNING)
-    engine = SpanEngine(SessionMonitor(**config["monitor"]), out.append, **config["engine"])
-    inbox = _Inbox(fd, config["max_bytes"])
+    engine = SpanEngine(config.make_monitor(), out.append, config)
+    inbox = _Inbox(fd, config.max_queue_bytes)
     while True:
         lines = rest.split(b"\n")
         rest = lines.pop()
@@ -135,7 +134,7 @@ def run_child() -> int:
         engine.end_batch()
         if out:
             try:
-                stdout.write(b"".join(orjson.dumps(message, default=str) + b"\n" for message in out))
+                stdout.write(b"".join(orjson.dumps(message, default=rec.encode_value) + b"\n" for message in out))
                 stdout.flush()
             except BrokenPipeError:
                 return 0  # the processor is gone

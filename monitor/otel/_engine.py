@@ -4,8 +4,10 @@
 the processor writes on the application's threads (:mod:`monitor.otel._records`). It merges the spans of one
 call exactly as the offline OTLP reader does (:func:`~monitor.spans.assemble_trace`), feeds the
 :class:`SessionMonitor`, and sends back what the application side needs: the level and legs to stamp on new
-spans, the alerts to emit, the decisions made, and the answers to requests. It is single-threaded: only the
-worker calls it. Its clock is the time the processor wrote into each record, so expiry follows the
+spans, the alerts to emit, the decisions made, and the answers to requests: the alerts, decisions and reports
+as objects, which only the engine process writes out (as JSON text, to cross its pipe). The monitor pushes
+what it decides and raises to the engine, its :class:`~monitor.types.AlertSink`. It is single-threaded: only
+the worker calls it. Its clock is the time the processor wrote into each record, so expiry follows the
 application's clock whichever process the engine runs in.
 """
 
@@ -18,24 +20,11 @@ from typing import Any
 
 import orjson
 
-from monitor.models._decisions import Decision, Level
+from monitor.models import AlertRaised, CallDecided, Level, LevelChanged, SessionReport
 from monitor.otel import _records as rec
-from monitor.otel._names import (
-    ATTR_ACTION,
-    ATTR_ALERT_KIND,
-    ATTR_ALERT_PATH,
-    ATTR_ALERT_SEVERITY,
-    ATTR_CALL_ID,
-    ATTR_EVIDENCE,
-    ATTR_LEGS,
-    ATTR_LEVEL,
-    ATTR_SERVER,
-    ATTR_SESSION_ID,
-    ATTR_TOOL,
-    format_legs,
-    summarize_evidence,
-)
-from monitor.session._monitor import SessionMonitor
+from monitor.otel._config import ProcessorConfig
+from monitor.otel._names import format_legs, make_alert_attributes
+from monitor.session import SessionMonitor
 from monitor.spans import (
     MergedCall,
     ParseCache,
@@ -48,8 +37,7 @@ from monitor.spans import (
     extract_span_facts,
     is_tool_span,
 )
-
-__all__ = ["SpanEngine"]
+from monitor.types import AlertSink
 
 Send = Callable[[list[Any]], None]
 
@@ -90,12 +78,11 @@ class _ToolLink:
 class _Session:
     """The engine's bookkeeping for one session, besides the monitor's own state."""
 
-    __slots__ = ("alerts_seen", "decided", "gaps", "stamp", "tool_lists", "touched", "user_texts")
+    __slots__ = ("decided", "gaps", "stamp", "tool_lists", "touched", "user_texts")
 
     def __init__(self, touched: float) -> None:
         self.touched = touched
         self.stamp: tuple[str, str] = (Level.CLEAN.value, "")
-        self.alerts_seen = 0
         self.gaps = 0
         self.user_texts: set[int] = set()
         self.tool_lists: set[tuple[str, int]] = set()
@@ -103,24 +90,23 @@ class _Session:
 
 
 class SpanEngine:
-    """Turns span records into monitor events, in record order; reports through ``send``. Never raises."""
+    """Turns span records into monitor events, in record order; reports through ``send``. Never raises.
 
-    def __init__(
-        self,
-        monitor: SessionMonitor,
-        send: Send,
-        *,
-        max_spans: int,
-        span_ttl: float,
-        max_sessions: int,
-        session_ttl: float,
-    ) -> None:
+    ``config`` bounds the tool-span links it keeps (``max_spans``, ``span_ttl``) and its sessions
+    (``max_sessions``, ``session_ttl``).
+    """
+
+    def __init__(self, monitor: SessionMonitor, send: Send, config: ProcessorConfig) -> None:
         self.monitor = monitor
         self._send = send
-        self.max_spans = max_spans
-        self.span_ttl = span_ttl
-        self.max_sessions = max_sessions
-        self.session_ttl = session_ttl
+        # The engine hears what the monitor decides and raises as its sink. A sink the monitor had is kept; an
+        # engine that fed it before (the parent's, copied into a forked child) is replaced, not chained.
+        previous = monitor.sink
+        self._next_sink: AlertSink | None = previous._next_sink if isinstance(previous, SpanEngine) else previous
+        monitor.sink = self
+        self._levels: dict[str, tuple[str, str]] = {}
+        self._fresh: list[AlertRaised] = []
+        self._config = config
         self._links: OrderedDict[int, _ToolLink] = OrderedDict()  # by last use
         self._sessions: OrderedDict[str, _Session] = OrderedDict()  # by last activity
         self._cache = ParseCache()
@@ -292,14 +278,13 @@ class SpanEngine:
             by_session.setdefault(item.session_id, []).append(item)
         for session_id, session_items in by_session.items():
             live = self._enter(session_id)
-            decisions = self._feed_session(live, session_id, session_items, decided)
-            self._collect(live, session_id, decisions, trigger)
+            self._feed_session(live, session_id, session_items, decided)
+            self._collect(live, session_id, trigger)
 
     def _feed_session(
         self, live: _Session, session_id: str, items: list[TraceItem], decided: Mapping[str, str]
-    ) -> dict[str, tuple[str, str, Decision | None]]:
+    ) -> None:
         monitor = self.monitor
-        decisions: dict[str, tuple[str, str, Decision | None]] = {}  # monitor call id -> server, tool, decision
         answer_as: dict[int, str] = {}  # id(MergedCall) -> the call id before_call was given
         requested: set[int] = set()
         for item in items:
@@ -309,11 +294,9 @@ class SpanEngine:
                     requested.add(id(payload))
                     raw = decided.get(payload.call_id) or self._pop_predecided(live, payload)
                     if raw is None:
-                        decision = monitor.before_call(
+                        monitor.before_call(
                             session_id, payload.server, payload.tool, payload.arguments, payload.call_id
                         )
-                        decisions[decision.call_id] = (payload.server, payload.tool, decision)
-                        self._decided[decision.action.value] += 1
                     else:
                         answer_as[id(payload)] = raw
                 else:
@@ -330,7 +313,6 @@ class SpanEngine:
                 if tools_key not in live.tool_lists:
                     _remember(live.tool_lists, tools_key)
                     monitor.register_tools(session_id, server, list(tools))
-        return decisions
 
     def _pop_predecided(self, live: _Session, call: MergedCall) -> str | None:
         """The call id ``check_tool_call`` already decided this call under, if it did (and forget it)."""
@@ -341,70 +323,40 @@ class SpanEngine:
             raw = live.decided.pop(rec.make_call_key(call.server, call.tool, call.arguments), None)
         return raw
 
-    def _collect(
-        self,
-        live: _Session,
-        session_id: str,
-        decisions: Mapping[str, tuple[str, str, Decision | None]],
-        trigger: _Trigger,
-    ) -> None:
-        """Send the session's new stamp, if it changed, and the alerts raised since the last look."""
-        state = self.monitor.live_state(session_id)
-        if state is None:
-            return
-        legs = format_legs(state.legs)
-        stamp = (state.level.value, legs)
+    def _collect(self, live: _Session, session_id: str, trigger: _Trigger) -> None:
+        """Send the session's new stamp, if it changed, and the alerts the monitor raised since the last look."""
+        stamp = self._levels.get(session_id, live.stamp)
         if stamp != live.stamp:
             live.stamp = stamp
-            self._send([rec.OUT_STAMP, session_id, stamp[0], legs])
-        alerts = state.alerts
-        if len(alerts) <= live.alerts_seen:
+            self._send([rec.OUT_STAMP, session_id, stamp[0], stamp[1]])
+        if not self._fresh:
             return
-        fresh = alerts[live.alerts_seen :]
-        live.alerts_seen = len(alerts)
+        fresh, self._fresh = self._fresh, []
         trace_hi, trace_lo = _split_trace(trigger.trace_id)
-        for alert in fresh:
-            server = tool = None
-            decision = None
-            if alert.call_id is not None:
-                known = decisions.get(alert.call_id)
-                if known is not None:
-                    server, tool, decision = known
-                else:
-                    for call in reversed(state.calls[-64:]):
-                        if call.call_id == alert.call_id:
-                            server, tool, decision = call.server, call.tool, call.decision
-                            break
-            attributes: dict[str, Any] = {
-                ATTR_ALERT_KIND: alert.kind.value,
-                ATTR_ALERT_SEVERITY: alert.severity.value,
-                ATTR_SESSION_ID: session_id,
-                ATTR_LEVEL: stamp[0],
-                ATTR_LEGS: legs,
-                ATTR_EVIDENCE: summarize_evidence(alert),
-                ATTR_ALERT_PATH: list(alert.path),
-            }
-            if alert.call_id is not None:
-                attributes[ATTR_CALL_ID] = alert.call_id
-            if tool is not None:
-                attributes[ATTR_TOOL] = tool
-            if server is not None:
-                attributes[ATTR_SERVER] = server
-            if decision is not None:
-                attributes[ATTR_ACTION] = decision.action.value
-            self._send(
-                [
-                    rec.OUT_ALERT,
-                    trace_hi,
-                    trace_lo,
-                    int(trigger.span_hex, 16) if trigger.span_hex else 0,
-                    attributes,
-                    alert.message,
-                    # As JSON text: read only when the processor has an on_alert callback.
-                    alert.model_dump_json(),
-                    decision.model_dump_json() if decision is not None else None,
-                ]
-            )
+        span_id = int(trigger.span_hex, 16) if trigger.span_hex else 0
+        for notice in fresh:
+            attributes = make_alert_attributes(notice, *stamp)
+            self._send([rec.OUT_ALERT, trace_hi, trace_lo, span_id, attributes, notice.alert.message, notice])
+
+    # -- the monitor's sink -------------------------------------------------------------------------
+
+    def on_decision(self, notice: CallDecided) -> None:
+        """Count the decision (sent in one message per batch)."""
+        self._decided[notice.decision.action.value] += 1
+        if self._next_sink is not None:
+            self._next_sink.on_decision(notice)
+
+    def on_alert(self, notice: AlertRaised) -> None:
+        """Keep the alert until the span that triggered it is known."""
+        self._fresh.append(notice)
+        if self._next_sink is not None:
+            self._next_sink.on_alert(notice)
+
+    def on_level(self, notice: LevelChanged) -> None:
+        """Keep the session's level and legs, stamped on its next spans."""
+        self._levels[notice.session_id] = (notice.level.value, format_legs(notice.legs))
+        if self._next_sink is not None:
+            self._next_sink.on_level(notice)
 
     # -- requests -----------------------------------------------------------------------------------
 
@@ -431,12 +383,11 @@ class SpanEngine:
             live.decided[key] = raw
             while len(live.decided) > _DECIDED_PER_SESSION:
                 live.decided.popitem(last=False)
-        self._decided[decision.action.value] += 1
         trace_hi, trace_lo = record[rec.K_TRACE_HI], record[rec.K_TRACE_LO]
         trigger = _Trigger(f"{trace_hi:016x}{trace_lo:016x}", f"{record[rec.K_TRIGGER]:016x}")
-        self._collect(live, session, {decision.call_id: (server, tool, decision)}, trigger)
+        self._collect(live, session, trigger)
         self.end_batch()
-        self._send([rec.OUT_REPLY, request, decision.model_dump(mode="json")])
+        self._send([rec.OUT_REPLY, request, decision])
 
     def _on_gap(self, session: str, count: int) -> None:
         """Spans of this session were dropped before they reached the engine: say so in the session."""
@@ -447,17 +398,17 @@ class SpanEngine:
             f"{count} span(s) of this session were not analysed: the queue to the engine was full "
             f"({live.gaps} in all); the session's level may be understated",
         )
-        self._collect(live, session, {}, _Trigger("0" * 32, ""))
+        self._collect(live, session, _Trigger("0" * 32, ""))
 
     def _on_request(self, record: list[Any]) -> None:
         request, what, argument = record[rec.Q_REQUEST], record[rec.Q_WHAT], record[rec.Q_ARGUMENT]
         answer: Any = None
         if what == rec.ASK_SESSION:
-            if argument in self._sessions or self.monitor.live_state(argument) is not None:
-                answer = self.monitor.session(argument).model_dump(mode="json")
+            if argument in self._sessions or self.monitor.has_session(argument):
+                answer = self.monitor.session(argument)
         elif what == rec.ASK_END:
-            if argument in self._sessions or self.monitor.live_state(argument) is not None:
-                answer = self._end_session(argument).model_dump(mode="json")
+            if argument in self._sessions or self.monitor.has_session(argument):
+                answer = self._end_session(argument)
         elif what == rec.ASK_LIST:
             answer = list(self._sessions)
         elif what == rec.ASK_CLOSE:
@@ -478,35 +429,39 @@ class SpanEngine:
             live.touched = self._now
         return live
 
-    def _end_session(self, session_id: str) -> Any:
-        self._sessions.pop(session_id, None)
+    def _end_session(self, session_id: str) -> SessionReport:
+        live = self._sessions.pop(session_id, None)
+        report = self.monitor.end_session(session_id)
+        if self._fresh:  # raised as the session ended (its evidence was truncated): reported, not lost
+            self._collect(live or _Session(self._now), session_id, _Trigger("0" * 32, ""))
+        self._levels.pop(session_id, None)
         self._send([rec.OUT_ENDED, session_id])
-        return self.monitor.end_session(session_id)
+        return report
 
     def _evict_sessions(self) -> None:
         """End the least recently active sessions beyond ``max_sessions``, and those idle past ``session_ttl``."""
-        sessions = self._sessions
-        if len(sessions) <= self.max_sessions and self._now < self._next_sweep:
+        sessions, max_sessions, ttl = self._sessions, self._config.max_sessions, self._config.session_ttl
+        if len(sessions) <= max_sessions and self._now < self._next_sweep:
             return
-        self._next_sweep = self._now + self.session_ttl / 16
-        cutoff = self._now - self.session_ttl
+        self._next_sweep = self._now + ttl / 16
+        cutoff = self._now - ttl
         while sessions:
             session_id, live = next(iter(sessions.items()))
-            if len(sessions) <= self.max_sessions and live.touched >= cutoff:
+            if len(sessions) <= max_sessions and live.touched >= cutoff:
                 return
             self._end_session(session_id)
 
     def _add_link(self, span_id: int, up: int, session: str, *, is_open: bool) -> _ToolLink:
         link = self._links[span_id] = _ToolLink(up, session, is_open, self._now)
-        links = self._links
-        if len(links) > self.max_spans or next(iter(links.values())).touched < self._now - self.span_ttl:
-            cutoff = self._now - self.span_ttl
+        links, max_spans = self._links, self._config.max_spans
+        cutoff = self._now - self._config.span_ttl
+        if len(links) > max_spans or next(iter(links.values())).touched < cutoff:
             swept = 0
             while links:
                 first_id, first = next(iter(links.items()))
                 if first is link:
                     break
-                if len(links) <= self.max_spans and (first.touched >= cutoff or swept >= _TTL_SWEEP):
+                if len(links) <= max_spans and (first.touched >= cutoff or swept >= _TTL_SWEEP):
                     break
                 del links[first_id]
                 swept += 1

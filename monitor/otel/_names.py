@@ -4,35 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from monitor.models._decisions import Alert, Decision, Level
-from monitor.models._legs import LEG_ORDER, Leg
+from monitor.models import LEG_ORDER, Alert, AlertRaised, Decision, Leg, Level
 from monitor.spans import SESSION_KEYS
-
-__all__ = [
-    "ALERT_EVENT_NAME",
-    "ATTR_ACTION",
-    "ATTR_ALERT_KIND",
-    "ATTR_ALERT_PATH",
-    "ATTR_ALERT_SEVERITY",
-    "ATTR_CALL_ID",
-    "ATTR_ERROR_KIND",
-    "ATTR_EVIDENCE",
-    "ATTR_LEGS",
-    "ATTR_LEVEL",
-    "ATTR_SERVER",
-    "ATTR_SESSION_ID",
-    "ATTR_TOOL",
-    "BAGGAGE_SESSION_KEYS",
-    "METRIC_ALERTS",
-    "METRIC_DECISIONS",
-    "METRIC_DROPPED",
-    "METRIC_INTERNAL_ERRORS",
-    "TrifectaAlert",
-    "format_legs",
-    "read_legs",
-    "summarize_evidence",
-]
 
 _EVIDENCE_SUMMARY = 1024  # characters
 
@@ -122,3 +97,27 @@ def summarize_evidence(alert: Alert, limit: int = _EVIDENCE_SUMMARY) -> str:
         parts.append(f"{item.kind.value}{source}: {item.detail}")
     text = "; ".join(parts)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def make_alert_attributes(notice: AlertRaised, level: str, legs: str) -> dict[str, Any]:
+    """The attributes of an alert's log record: the alert, its session with the ``level`` and ``legs`` it
+    stands at, and the call the alert is about, when it is about one."""
+    alert, decision = notice.alert, notice.decision
+    attributes: dict[str, Any] = {
+        ATTR_ALERT_KIND: alert.kind.value,
+        ATTR_ALERT_SEVERITY: alert.severity.value,
+        ATTR_SESSION_ID: notice.session_id,
+        ATTR_LEVEL: level,
+        ATTR_LEGS: legs,
+        ATTR_EVIDENCE: summarize_evidence(alert),
+        ATTR_ALERT_PATH: list(alert.path),
+    }
+    if alert.call_id is not None:
+        attributes[ATTR_CALL_ID] = alert.call_id
+    if notice.tool is not None:
+        attributes[ATTR_TOOL] = notice.tool
+    if notice.server is not None:
+        attributes[ATTR_SERVER] = notice.server
+    if decision is not None:
+        attributes[ATTR_ACTION] = decision.action.value
+    return attributes

@@ -13,7 +13,6 @@ import fcntl
 import itertools
 import logging
 import os
-import pickle
 import subprocess
 import sys
 import threading
@@ -24,10 +23,9 @@ from typing import IO, Any, Protocol
 
 import orjson
 
+from monitor.otel._config import ProcessorConfig, pack_config
 from monitor.otel._engine import SpanEngine
-from monitor.session._monitor import SessionMonitor
-
-__all__: list[str] = []
+from monitor.session import SessionMonitor
 
 logger = logging.getLogger("monitor.otel")
 
@@ -74,8 +72,8 @@ class Worker(Protocol):
 class ThreadWorker:
     """The engine on the calling thread (the processor's delivery thread): no process, no copies."""
 
-    def __init__(self, monitor: SessionMonitor, on_output: Output, engine_options: dict[str, Any]) -> None:
-        self.engine = SpanEngine(monitor, on_output, **engine_options)
+    def __init__(self, monitor: SessionMonitor, on_output: Output, config: ProcessorConfig) -> None:
+        self.engine = SpanEngine(monitor, on_output, config)
 
     def deliver(self, batch: list[bytes], force: bool = False) -> bool:
         """Handle each record now."""
@@ -101,26 +99,26 @@ class ThreadWorker:
 class ProcessWorker:
     """The engine in a child process (``python -m monitor.otel._child``), fed through its standard input.
 
-    ``config`` holds the :class:`SessionMonitor` keyword arguments and the engine's options (pickled once,
-    at start). Batches are written without blocking, as far as the pipe takes them; the rest waits in
-    memory, at most ``max_bytes`` of it, for the next :meth:`flush`; the lines are written as they are, many
-    in one system call, never joined. A reader thread passes each message the
-    child writes to ``on_output`` and calls ``on_exit`` when the child's output ends while the worker was
-    not closing.
+    The child reads ``config`` first (pickled, :func:`~monitor.otel._config.pack_config`; raises ValueError
+    when its rules cannot be). Batches are written without blocking, as far as the pipe takes them; the rest
+    waits in memory, at most ``config.max_queue_bytes`` of it, for the next :meth:`flush`; the lines are
+    written as they are, many in one system call, never joined. A reader thread passes each message the child
+    writes to ``on_output`` and calls ``on_exit`` when the child's output ends while the worker was not
+    closing.
     """
 
     def __init__(
         self,
-        config: bytes,
+        config: ProcessorConfig,
         on_output: Output,
         on_exit: Callable[[ProcessWorker], None],
         on_thread: Callable[[], None],
-        max_bytes: int,
     ) -> None:
+        packed = pack_config(config)
         self._on_output = on_output
         self._on_exit = on_exit
         self._on_thread = on_thread
-        self._max_bytes = max_bytes
+        self._max_bytes = config.max_queue_bytes
         self._closing = False
         self._waiting: deque[bytes | memoryview] = deque()
         self._waiting_bytes = 0
@@ -139,7 +137,7 @@ class ProcessWorker:
             with contextlib.suppress(OSError):  # not Linux, or above the system's limit: keep the default
                 fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
         os.set_blocking(self._fd, False)
-        self._queue([len(config).to_bytes(8, "big") + config])
+        self._queue([len(packed).to_bytes(8, "big") + packed])
         self._reader = threading.Thread(target=self._read, name="trifecta-monitor-reader", daemon=True)
         self._reader.start()
         self.flush()
@@ -242,14 +240,3 @@ class ProcessWorker:
         finally:
             if not self._closing:
                 self._on_exit(self)
-
-
-def make_process_config(
-    monitor_options: dict[str, Any], engine_options: dict[str, Any], max_bytes: int, niceness: int
-) -> bytes:
-    """The configuration the child reads first (raises ValueError when the rules cannot be sent)."""
-    try:
-        config = {"monitor": monitor_options, "engine": engine_options, "max_bytes": max_bytes, "niceness": niceness}
-        return pickle.dumps(config)
-    except Exception as error:
-        raise ValueError(f"the rules cannot be sent to the engine process ({error}); use worker='thread'") from error

@@ -1,1 +1,30 @@
-"""Output formats of ``trifecta analyze``."""
+"""Output formats: what ``trifecta analyze``, ``lint``, ``clients`` and ``eval`` print.
+
+Writers of ``analyze`` (:class:`TableWriter`, :class:`JsonDocumentWriter`, :class:`JsonLinesWriter`) implement
+:class:`monitor.types.ReportWriter` and stream sessions as they finish. Lint reports go out as a table, JSON or
+SARIF 2.1.0; client tables (computed in :mod:`monitor.clients`) as a table or JSON. Nothing here decides
+anything: it renders values computed on lower floors.
+"""
+
+from monitor.report._clients import clients_to_json, render_clients
+from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json, summary_to_json
+from monitor.report._evaluation import print_evaluation
+from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sarif, print_lint_table
+from monitor.report._table import TableWriter, format_leg_letters
+
+__all__ = [
+    "JsonDocumentWriter",
+    "JsonLinesWriter",
+    "TableWriter",
+    "clients_to_json",
+    "format_leg_letters",
+    "hash_ruleset",
+    "lint_markdown_table",
+    "lint_to_json",
+    "lint_to_sarif",
+    "print_evaluation",
+    "print_lint_table",
+    "render_clients",
+    "session_to_json",
+    "summary_to_json",
+]

@@ -7,10 +7,7 @@ from typing import IO, Any
 
 import orjson
 
-from monitor.analysis import AnalysisSummary
-from monitor.models._legs import Posture
-from monitor.models._records import RecordError
-from monitor.models._reports import SessionReport
+from monitor.models import AnalysisSummary, Posture, RecordError, SessionReport
 
 SCHEMA_VERSION = 1
 

@@ -8,11 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from monitor.analysis import AnalysisSummary
-from monitor.models._decisions import Action, Level
-from monitor.models._legs import Leg
-from monitor.models._records import RecordError
-from monitor.models._reports import SessionReport
+from monitor.models import Action, AnalysisSummary, Leg, Level, RecordError, SessionReport
 
 LEG_LETTER = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "X"}
 LEVEL_STYLE = {
@@ -26,7 +22,7 @@ LEVEL_STYLE = {
 _COLUMNS = (("level", 12), ("legs", 4), ("calls", 5), ("confirm", 7), ("deny", 4), ("raised by", 36), ("session", 0))
 
 
-def format_legs(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
+def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
     """Legs as letters, e.g. ``PUX`` or ``P-X``."""
     return "".join(LEG_LETTER[leg] if leg in legs else "-" for leg in Leg)
 
@@ -59,7 +55,7 @@ class TableWriter:
             self._row(
                 [
                     Text(report.level.value, style=LEVEL_STYLE[report.level]),
-                    Text(format_legs(report.legs)),
+                    Text(format_leg_letters(report.legs)),
                     Text(str(len(report.calls))),
                     Text(str(actions.count(Action.CONFIRM))),
                     Text(str(actions.count(Action.DENY))),

@@ -1,33 +1,77 @@
-"""The session engine: hosts tell it what happens, it answers each call with a :class:`Decision`."""
+"""The session engine: hosts tell it what happens, and it answers each tool call with a :class:`Decision`.
+
+A session moves one way. What a host reports enters it in this order:
+
+- ``register_tools``: a server's ``tools/list`` result. Each tool is classified (reviewed override, annotations,
+  heuristics, the posture's default); the legs the tools *could* give are the session's exposure, and an
+  ``exposed`` alert says when they cover all three. A reviewed rule whose pinned definition differs from the one
+  listed is void for the session (``definition-changed``).
+- ``observe_user_message``: the user's words. They sanction the destinations they name, and (by default) put
+  private data in the context: the conversation itself is private.
+- ``before_call``: a requested call. Its legs come from the classifier; when it can send out
+  (``external_communication``) while untrusted content and private data are both in the context (armed), its
+  destinations are labelled by who chose them and its arguments searched for private content, and the policy
+  (:func:`monitor.decide.decide`) decides. The call's own external leg enters the context at once.
+- ``after_call``: the call's result. Result-level hints may add legs; the result is indexed (what it lists, its
+  free text, its private content). The call's private data and untrusted content enter the context now, and so
+  do those of every call requested before it (they ran, whether or not their results were recorded). Calls
+  requested together are not assumed to see each other's results.
+
+Levels only rise (clean, partial, armed, trifecta, exfiltration); nothing lowers them, not even an approval.
+Every alert keeps the call path and evidence behind it. Decisions are a pure function of the session state and
+the call: replaying a trace offline gives exactly what a live host got.
+
+The monitor never raises into its host: a failure inside it is logged and counted in
+:attr:`SessionMonitor.internal_errors`, and :meth:`SessionMonitor.before_call` then answers ``confirm`` with
+the reason ``monitor-error``. One lock guards the sessions; a sink is pushed what happened after it is released.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
-from monitor.classify._layers import OverrideSource, ToolContext
-from monitor.classify._loader import load_builtin_rules
-from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error, level_of_legs
-from monitor.evidence._fingerprints import FragmentMatch
-from monitor.evidence._index import (
-    ContentIndex,
+from monitor.classify import CallClassification, Classifier, classify_result_hints, load_builtin_rules
+from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
+from monitor.evidence import ContentIndex, extract_destinations
+from monitor.models import (
+    ALL_LEGS,
+    Action,
+    AlertKind,
+    AlertRaised,
+    AssistantMessage,
+    CallDecided,
+    Decision,
     DestinationKind,
+    Event,
+    Finding,
+    FragmentMatch,
     LabelledDestination,
-    extract_destinations,
+    Leg,
+    Level,
+    Posture,
+    SessionReport,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+    ToolsListed,
+    UserMessage,
+    parse_tool,
+    sort_legs,
 )
-from monitor.models._decisions import Action, AlertKind, Decision, Level
-from monitor.models._events import AssistantMessage, Event, ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models._legs import ALL_LEGS, Leg, Posture, sort_legs
-from monitor.models._reports import SessionReport
-from monitor.models._tools import Finding, parse_tool
-from monitor.session._state import CallRecord, SessionState
+from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
+from monitor.types import AlertSink, OverrideSource
 
 logger = logging.getLogger("monitor")
 
 _CONVERSATION = ""
+_T = TypeVar("_T")
+
+
+def _nothing() -> None:
+    return None
 
 
 class SessionMonitor:
@@ -35,6 +79,9 @@ class SessionMonitor:
 
     Every method is safe to call from an agent host: it never raises. If the monitor itself fails,
     :meth:`before_call` answers ``confirm`` with the reason ``monitor-error`` and the failure is logged.
+
+    ``sink`` (an :class:`~monitor.types.AlertSink`) is pushed every decision, alert and change of level as it
+    happens, once the operation that caused it is over: hosts and exporters need not poll :meth:`session`.
     """
 
     def __init__(
@@ -45,6 +92,7 @@ class SessionMonitor:
         rules: OverrideSource | None = None,
         builtin_rules: bool = True,
         evidence_budget: int = 50_000,
+        sink: AlertSink | None = None,
     ) -> None:
         self.posture = Posture(posture)
         self.policy = policy or Policy()
@@ -53,48 +101,32 @@ class SessionMonitor:
         self.rules = rules
         self.classifier = Classifier(self.posture, rules)
         self.evidence_budget = evidence_budget
+        self.sink = sink
         self.internal_errors = 0
+        """Failures of the monitor itself (each logged, none raised)."""
+        self.sink_errors = 0
+        """Failures of the sink (each logged, none raised)."""
         self._sessions: dict[str, SessionState] = {}
         self._lock = threading.RLock()
 
     # -- public API ---------------------------------------------------------------------------------
 
     def register_tools(self, session_id: str, server: str, tools: Any, trusted: bool = False) -> list[Finding]:
-        """Record a server's ``tools/list`` result. Returns the annotation findings (also raised as alerts)."""
-        try:
-            with self._lock:
-                return self._register_tools(self._state(session_id), server, tools, trusted)
-        except Exception:
-            self._fail("register_tools")
-            return []
+        """Record a server's ``tools/list`` result (a list of tool objects, or one). Returns the annotation
+        findings, which are also raised as ``invalid-annotation`` alerts."""
+        return self._run("register_tools", session_id, lambda s: self._register_tools(s, server, tools, trusted), list)
 
     def observe_user_message(self, session_id: str, text: str) -> None:
         """Record text the user typed: it sanctions destinations, and is private data in the context."""
-        try:
-            with self._lock:
-                state = self._state(session_id)
-                self._commit_older(state)
-                state.index.add_user_text(str(text))
-                if self.policy.conversation_is_private:
-                    self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
-        except Exception:
-            self._fail("observe_user_message")
+        self._run("observe_user_message", session_id, lambda s: self._observe_user_message(s, text), _nothing)
 
     def observe_assistant_message(self, session_id: str, text: str) -> None:
         """Record that the model wrote text: every call requested before it has run by now."""
-        try:
-            with self._lock:
-                self._commit_older(self._state(session_id))
-        except Exception:
-            self._fail("observe_assistant_message")
+        self._run("observe_assistant_message", session_id, self._commit_older, _nothing)
 
     def report_gap(self, session_id: str, message: str) -> None:
         """Record that part of the session was never seen (a ``monitoring-gap`` alert): its level may be low."""
-        try:
-            with self._lock:
-                self._state(session_id).raise_alert(AlertKind.MONITORING_GAP, None, message)
-        except Exception:
-            self._fail("report_gap")
+        self._run("report_gap", session_id, lambda s: s.raise_alert(AlertKind.MONITORING_GAP, None, message), _nothing)
 
     def before_call(
         self,
@@ -104,46 +136,47 @@ class SessionMonitor:
         arguments: Mapping[str, Any] | None,
         call_id: str | None = None,
     ) -> Decision:
-        """Decide a requested call: ``allow``, ``confirm`` or ``deny``, with reasons and evidence."""
-        try:
-            with self._lock:
-                return self._before_call(self._state(session_id), server, tool, arguments, call_id)
-        except Exception:
-            self._fail("before_call")
-            return decide_on_monitor_error(call_id)
+        """Decide a requested call: return a :class:`~monitor.Decision` (``allow``, ``confirm`` or ``deny``,
+        with reasons and evidence). ``call_id`` is the id the host gave the call; without one, or when it was
+        already used in the session, the decision's ``call_id`` is the one to pass to :meth:`after_call`."""
+        return self._run(
+            "before_call",
+            session_id,
+            lambda s: self._before_call(s, server, tool, arguments, call_id),
+            lambda: decide_on_monitor_error(call_id),
+        )
 
     def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> None:
         """Record the result of a call; its private data and untrusted content now enter the context."""
-        try:
-            with self._lock:
-                self._after_call(self._state(session_id), call_id, result, is_error)
-        except Exception:
-            self._fail("after_call")
+        self._run("after_call", session_id, lambda s: self._after_call(s, call_id, result, is_error), _nothing)
 
     def session(self, session_id: str) -> SessionReport:
-        """A snapshot of the session: legs, level, alerts, calls and ``.graph``."""
+        """Return a snapshot of the session: legs, level, alerts, calls and ``.graph``. The report is a frozen
+        copy: later calls do not change it. A session the monitor does not hold is reported empty and clean."""
         with self._lock:
             return self._state(session_id).to_report()
 
+    def has_session(self, session_id: str) -> bool:
+        """Return whether the monitor holds the session now."""
+        return session_id in self._sessions
+
     def end_session(self, session_id: str) -> SessionReport:
-        """Forget a session and return its final snapshot."""
+        """Forget a session and return its final snapshot (with an ``evidence-truncated`` alert if its evidence
+        reached the memory bound and was not yet reported). Memory follows the sessions still held."""
         with self._lock:
             state = self._sessions.pop(session_id, None) or self._new_state(session_id)
             self._alert_on_truncation(state)
-            return state.to_report()
-
-    def live_state(self, session_id: str) -> SessionState | None:
-        """The session's state itself, not a copy (:meth:`session` copies every call): for integrations
-        that read it on a hot path, such as the span processor. Read it only; hold no reference."""
-        return self._sessions.get(session_id)
+            notices = state.take_notices()
+        self._push(notices)
+        return state.to_report()
 
     def sessions(self) -> list[str]:
-        """Ids of the sessions currently held."""
+        """Return the ids of the sessions held now."""
         with self._lock:
             return list(self._sessions)
 
     def observe(self, event: Event) -> Decision | None:
-        """Feed one event; returns the decision for a ``tool_call`` and None otherwise."""
+        """Feed one event; return the decision for a ``tool_call`` and None otherwise."""
         if isinstance(event, ToolsListed):
             self.register_tools(event.session_id, event.server, event.tools, event.trusted)
         elif isinstance(event, UserMessage):
@@ -156,7 +189,46 @@ class SessionMonitor:
             self.observe_assistant_message(event.session_id, event.text)
         return None
 
+    # -- the boundary: never raise, push what happened -------------------------------------------------
+
+    def _run(self, where: str, session_id: str, work: Callable[[SessionState], _T], fallback: Callable[[], _T]) -> _T:
+        """Run ``work`` on the session under the lock; on failure log it and return ``fallback()``. Then push
+        what the work raised to the sink."""
+        try:
+            with self._lock:
+                state = self._state(session_id)
+                result = work(state)
+                notices = state.take_notices()
+        except Exception:
+            self._fail(where)
+            return fallback()
+        if notices:
+            self._push(notices)
+        return result
+
+    def _push(self, notices: list[Notice]) -> None:
+        sink = self.sink
+        if sink is None:
+            return
+        for notice in notices:
+            try:
+                if isinstance(notice, CallDecided):
+                    sink.on_decision(notice)
+                elif isinstance(notice, AlertRaised):
+                    sink.on_alert(notice)
+                else:
+                    sink.on_level(notice)
+            except Exception:
+                self.sink_errors += 1
+                logger.exception("trifecta-monitor: the alert sink failed on %s", type(notice).__name__)
+
     # -- engine -------------------------------------------------------------------------------------
+
+    def _observe_user_message(self, state: SessionState, text: str) -> None:
+        self._commit_older(state)
+        state.index.add_user_text(str(text))
+        if self.policy.conversation_is_private:
+            self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
 
     def _fail(self, where: str) -> None:
         self.internal_errors += 1
@@ -166,6 +238,7 @@ class SessionMonitor:
         return SessionState(
             session_id=session_id,
             index=ContentIndex(max_fingerprints=self.evidence_budget, max_values=self.evidence_budget),
+            notices=None if self.sink is None else [],
         )
 
     def _state(self, session_id: str) -> SessionState:
@@ -175,6 +248,7 @@ class SessionMonitor:
         return state
 
     def _register_tools(self, state: SessionState, server: str, tools: Any, trusted: bool) -> list[Finding]:
+        """Classify each listed tool; a malformed entry becomes a finding (and an alert), never an error."""
         findings: list[Finding] = []
         items = tools if isinstance(tools, list) else [tools]
         trust = self.classifier.trust_for(server, bool(trusted))
@@ -216,6 +290,8 @@ class SessionMonitor:
             state.raise_alert(AlertKind.EXPOSED, call_id, "the tools available in this session cover all three legs")
 
     def _enter_legs(self, state: SessionState, legs: frozenset[Leg] | set[Leg], call_id: str) -> None:
+        """Put legs in the context (the first call to bring each is remembered), raise the level, and raise
+        ``armed`` the moment untrusted content and private data are both in."""
         was_armed = level_of_legs(frozenset(state.legs)) is Level.ARMED
         for leg in sort_legs(legs):
             state.legs.setdefault(leg, call_id)
@@ -251,6 +327,7 @@ class SessionMonitor:
         arguments: Mapping[str, Any] | None,
         call_id: str | None,
     ) -> Decision:
+        """Classify the call, gather its evidence when it matters, decide, and record it with its alerts."""
         index = len(state.calls)
         args = dict(arguments) if isinstance(arguments, Mapping) else None
         known = state.tools.get((server, tool))
@@ -264,7 +341,8 @@ class SessionMonitor:
         fragments: list[FragmentMatch] = []
         shared_place = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
-        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_of_legs(legs_before) is Level.ARMED and args:
+        level_before = level_of_legs(legs_before)
+        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and args:
             destinations = extract_destinations(args, classified.destinations)
             labelled = [state.index.label(d, self.policy.allowlist) for d in destinations]
             shared_place = state.index.is_shared_place(destinations)
@@ -274,6 +352,7 @@ class SessionMonitor:
             fragments = state.index.find_private(args, recipients)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
+            level_before=level_before,
             annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
             shared_place=shared_place,
@@ -295,9 +374,7 @@ class SessionMonitor:
         record = CallRecord(
             unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
         )
-        state.calls.append(record)
-        state.unanswered.setdefault(call_id or unique_id, []).append(record)
-        state.uncommitted.append(record)
+        state.add_call(record)
         self._add_available(state, legs_call, unique_id)
         self._alert_on_void_pin(state, server, tool, classified, unique_id)
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
@@ -308,35 +385,30 @@ class SessionMonitor:
 
     @staticmethod
     def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
-        unique = call_id if call_id and call_id not in state.used_ids else f"{call_id or 'call'}#{index}"
-        state.used_ids.add(unique)
-        return unique
+        return call_id if call_id and call_id not in state.by_id else f"{call_id or 'call'}#{index}"
 
     def _alert_on_decision(self, state: SessionState, decision: Decision) -> None:
         if decision.level.rank < Level.TRIFECTA.rank:
             return
         state.raise_level(decision.level, decision.call_id)
-        path = state.path_to(decision.call_id, decision.evidence)
         summary = ", ".join(r.value for r in decision.reasons)
         if decision.level is Level.EXFILTRATION:
-            state.raise_alert(
-                AlertKind.EXFILTRATION,
-                decision.call_id,
-                f"private data may leave the session ({summary}); action {decision.action.value}",
-                path=path,
-                evidence=decision.evidence,
-            )
+            kind, message = AlertKind.EXFILTRATION, f"private data may leave the session ({summary})"
         elif decision.action is not Action.ALLOW or not state.trifecta_alerted:
-            state.raise_alert(
-                AlertKind.TRIFECTA,
-                decision.call_id,
-                f"external communication requested while armed ({summary}); action {decision.action.value}",
-                path=path,
-                evidence=decision.evidence,
-            )
+            kind, message = AlertKind.TRIFECTA, f"external communication requested while armed ({summary})"
+        else:  # another allowed send in a session already alerted: the call's decision says it
+            return
+        state.raise_alert(
+            kind,
+            decision.call_id,
+            f"{message}; action {decision.action.value}",
+            path=state.path_to(decision.call_id, decision.evidence),
+            evidence=decision.evidence,
+        )
         state.trifecta_alerted = True
 
     def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> None:
+        """Index the result of the oldest unanswered call with this id, then let its legs into the context."""
         waiting = state.unanswered.get(call_id)
         if not waiting:
             logger.debug("result for unknown call %r in session %r ignored", call_id, state.session_id)

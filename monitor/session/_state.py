@@ -1,4 +1,4 @@
-"""Mutable per-session state behind :class:`monitor.SessionMonitor`."""
+"""Mutable per-session state behind :class:`monitor.SessionMonitor`, and the rules of how it moves."""
 
 from __future__ import annotations
 
@@ -6,11 +6,39 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence._index import ContentIndex
-from monitor.models._decisions import ALERT_SEVERITY, Alert, AlertKind, Decision, Evidence, EvidenceKind, Level
-from monitor.models._legs import Classification, Leg, sort_legs
-from monitor.models._reports import CallReport, SessionReport
-from monitor.models._tools import ToolDefinition
+from monitor.evidence import ContentIndex
+from monitor.models import (
+    ALERT_SEVERITY,
+    Alert,
+    AlertKind,
+    AlertRaised,
+    CallDecided,
+    CallReport,
+    Classification,
+    Decision,
+    Evidence,
+    EvidenceKind,
+    Leg,
+    Level,
+    LevelChanged,
+    SessionReport,
+    ToolDefinition,
+    sort_legs,
+)
+
+Notice = CallDecided | AlertRaised | LevelChanged
+"""What a session pushes to the monitor's sink."""
+
+_ARMED = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
+
+
+def level_of_legs(legs: Iterable[Leg]) -> Level:
+    """Return the level the legs in a context give on their own: armed with private data and untrusted content
+    both in, partial with either, clean with none (trifecta and exfiltration are levels of calls)."""
+    present = frozenset(legs)
+    if present >= _ARMED:
+        return Level.ARMED
+    return Level.PARTIAL if present else Level.CLEAN
 
 
 @dataclass
@@ -29,7 +57,7 @@ class CallRecord:
     answered: bool = False
 
     def to_report(self) -> CallReport:
-        """Freeze the record into a :class:`CallReport`."""
+        """Return the record frozen into a :class:`CallReport`."""
         return CallReport(
             call_id=self.call_id,
             index=self.index,
@@ -43,10 +71,14 @@ class CallRecord:
 
 @dataclass
 class SessionState:
-    """Legs in the context (monotone), the calls, the alerts and the indexed content of one session."""
+    """Legs in the context (monotone), the calls, the alerts and the indexed content of one session.
+
+    ``notices`` is None unless the monitor has a sink: then it collects what to push once the operation is over.
+    """
 
     session_id: str
     index: ContentIndex
+    notices: list[Notice] | None = None
     tools: dict[tuple[str, str], tuple[ToolDefinition, bool]] = field(default_factory=dict)
     available: set[Leg] = field(default_factory=set)
     # Leg -> id of the call that first brought it ("" for the conversation itself).
@@ -55,7 +87,7 @@ class SessionState:
     raised_by: str | None = None
     exposed: bool = False
     calls: list[CallRecord] = field(default_factory=list)
-    used_ids: set[str] = field(default_factory=set)
+    by_id: dict[str, CallRecord] = field(default_factory=dict)
     voided_pins: set[tuple[str, str]] = field(default_factory=set)
     # Call id -> id of the call whose untrusted text suggested its arguments.
     steered: dict[str, str] = field(default_factory=dict)
@@ -64,10 +96,33 @@ class SessionState:
     alerts: list[Alert] = field(default_factory=list)
     trifecta_alerted: bool = False
     truncation_alerted: bool = False
+    pushed: tuple[Level, tuple[Leg, ...]] = (Level.CLEAN, ())
+
+    def add_call(self, record: CallRecord) -> None:
+        """Append a decided call (its id is unique in the session)."""
+        self.calls.append(record)
+        self.by_id[record.call_id] = record
+        self.unanswered.setdefault(record.raw_id or record.call_id, []).append(record)
+        self.uncommitted.append(record)
+        if self.notices is not None:
+            decided = CallDecided(
+                session_id=self.session_id, server=record.server, tool=record.tool, decision=record.decision
+            )
+            self.notices.append(decided)
 
     def raise_alert(self, kind: AlertKind, call_id: str | None, message: str, **extra: Any) -> None:
         """Append an alert with the severity of its kind."""
-        self.alerts.append(Alert(kind=kind, severity=ALERT_SEVERITY[kind], call_id=call_id, message=message, **extra))
+        alert = Alert(kind=kind, severity=ALERT_SEVERITY[kind], call_id=call_id, message=message, **extra)
+        self.alerts.append(alert)
+        if self.notices is not None:
+            call = self.by_id.get(call_id) if call_id is not None else None
+            self.notices.append(
+                AlertRaised(session_id=self.session_id, alert=alert)
+                if call is None
+                else AlertRaised(
+                    session_id=self.session_id, alert=alert, server=call.server, tool=call.tool, decision=call.decision
+                )
+            )
 
     def raise_level(self, level: Level, call_id: str | None) -> None:
         """Levels only go up; remember the call that raised the session to its level."""
@@ -75,17 +130,29 @@ class SessionState:
             self.level = level
             self.raised_by = call_id
 
+    def take_notices(self) -> list[Notice]:
+        """Return what to push since the last take (with a :class:`LevelChanged` first if level or legs moved)."""
+        notices = self.notices
+        if notices is None:
+            return []
+        now = (self.level, tuple(sort_legs(self.legs)))
+        if now != self.pushed:
+            self.pushed = now
+            notices.insert(0, LevelChanged(session_id=self.session_id, level=now[0], legs=now[1]))
+        self.notices = []
+        return notices
+
     def path_to(self, call_id: str, evidence: Iterable[Evidence] = ()) -> tuple[str, ...]:
-        """The call path U → P → this call: the call that brought untrusted content, the calls whose private
-        content the evidence found (else the call that first brought private data; the conversation itself
-        is left out), then this call."""
+        """Return the call path U → P → this call: the call that brought untrusted content, the calls whose
+        private content the evidence found (else the call that first brought private data; the conversation
+        itself is left out), then this call."""
         sources = [e.from_call for e in evidence if e.kind is EvidenceKind.FRAGMENT and e.from_call]
         private = sources or [self.legs.get(Leg.PRIVATE_DATA, "")]
         path = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *private, call_id]
         return tuple(dict.fromkeys(p for p in path if p))
 
     def to_report(self) -> SessionReport:
-        """Freeze the state into a :class:`SessionReport`."""
+        """Return the state frozen into a :class:`SessionReport`."""
         return SessionReport(
             session_id=self.session_id,
             level=self.level,

@@ -8,7 +8,7 @@ session recorded. An ``mcp.ClientSession`` connects to it over ``stdio_client``,
 and replays the session's calls in order.
 
 Every JSON-RPC message that crosses the stdio transport, in both directions, is written to
-``samples/mcp/<id>.jsonl`` as one wrapper line (see :mod:`monitor.ingest._mcp`)::
+``samples/mcp/<id>.jsonl`` as one wrapper line (see :func:`monitor.ingest.read_mcp`)::
 
     {"timestamp": "...", "direction": "client->server", "session": "<id>", "server": "<name>", "message": {...}}
 

@@ -48,9 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from google.protobuf import json_format
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
@@ -174,6 +172,10 @@ class OtlpJsonLinesExporter(SpanExporter):
 
     def write_batch(self) -> None:
         """Write the spans held so far as one line."""
+        # Imported here: the session reader above needs opentelemetry-sdk alone.
+        from google.protobuf import json_format
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
         if not self._pending:
             return
         request = encode_spans(self._pending)
@@ -525,11 +527,9 @@ def check(paths: list[Path]) -> bool:
     """Compare each sample's analysis with the native sessions': same levels, same calls and actions."""
     sys.path.insert(0, str(ROOT))
     from monitor.analysis import analyze_records
-    from monitor.ingest._jsonl import read_jsonl
-    from monitor.ingest._otlp import read_otlp
-    from monitor.models._records import RecordError
-    from monitor.models._reports import SessionReport
-    from monitor.session._monitor import SessionMonitor
+    from monitor.ingest import read_jsonl, read_otlp
+    from monitor.models import RecordError, SessionReport
+    from monitor.session import SessionMonitor
 
     def summarize(records: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.classify._engine import Classifier, classify_result_hints
-from monitor.classify._layers import ToolContext
+from monitor.models import ToolContext
 from monitor.models._legs import ALL_LEGS, Leg, LegSource, Posture
 from monitor.models._tools import parse_tool
 

@@ -6,9 +6,9 @@ import pytest
 
 from monitor import Action, AlertKind, Leg, Reason, SessionMonitor
 from monitor.classify._engine import Classifier
-from monitor.classify._layers import ToolContext
 from monitor.classify._loader import load_rules
 from monitor.classify._overrides import RuleSet, resolve_argument
+from monitor.models import ToolContext
 from monitor.models._legs import LegSource
 from monitor.models._tools import hash_definition, parse_tool
 

@@ -2,7 +2,9 @@ import base64
 import binascii
 from urllib.parse import quote
 
-from monitor.evidence._fingerprints import MIN_MATCH, FragmentIndex, Transform, all_kgrams, normalize, winnow
+from monitor.evidence import MIN_MATCH, FragmentIndex, normalize, winnow
+from monitor.evidence._fingerprints import all_kgrams
+from monitor.models import Transform
 
 SECRET_MAIL = "Your Facebook security code is 463820. Do not share it with anyone."
 REPORT = "Revenue was 12.5M in Q3 for the EU region, and the merger with Acme closes on Friday."

@@ -1,4 +1,4 @@
-"""AgentDojo run files: session ids, call ids, pairing of results with calls, and bad runs."""
+"""AgentDojo run files: session ids, call ids, pairing of results with calls, bad runs, and what a run says."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from monitor.analysis import analyze_records
-from monitor.ingest import read_inputs
-from monitor.ingest._agentdojo import read_agentdojo
+from monitor.errors import InputError
+from monitor.ingest import AgentDojoRun, read_agentdojo_runs, read_inputs
+from monitor.ingest._agentdojo import iter_run_files, read_agentdojo
 from monitor.models._decisions import AlertKind, EvidenceKind
 from monitor.models._events import ToolCall, ToolResult, UserMessage
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 RunFactory = Callable[..., dict[str, Any]]
 
@@ -400,3 +403,83 @@ def test_tool_message_without_a_call_is_reported_and_the_run_goes_on(tmp_path: P
     assert "messages/1" in error.source
     assert pairing(records) == [("get_balance", "10.0")]
     assert ended(records) == ["run"]
+
+
+# -- runs with what their files say ----------------------------------------------------------------------
+
+
+def test_runs_carry_what_the_file_says_and_the_records_analyze_reads(
+    tmp_path: Path, agentdojo_run: RunFactory, write_archive: Any
+) -> None:
+    attacked_name = "m/banking/user_task_1/important_instructions/injection_task_2.json"
+    archive = write_archive(
+        tmp_path / "runs.tar.gz",
+        {
+            attacked_name: run_bytes(
+                agentdojo_run(suite_name="banking", injection_task_id="injection_task_2", security=False)
+            ),
+            "./m/banking/injection_task_0/none/none.json": run_bytes(agentdojo_run(suite_name="", error="API error")),
+            "m/banking/user_task_2/none/none.json": run_bytes(agentdojo_run(messages=None)),
+            "m/banking/user_task_3/none/none.json": b"[1, 2]",
+        },
+    )
+
+    runs = list(read_agentdojo_runs(archive))
+
+    attacked, failed, without_messages, not_a_run = runs
+    assert isinstance(attacked, AgentDojoRun)
+    assert (attacked.session_id, attacked.source, attacked.entry) == (
+        attacked_name.removesuffix(".json"),
+        f"{archive}!{attacked_name}",
+        attacked_name,
+    )
+    assert (attacked.suite, attacked.injection_task_id, attacked.error, attacked.security) == (
+        "banking",
+        "injection_task_2",
+        None,
+        False,
+    )
+    assert (attacked.attack, attacked.user_task) == ("important_instructions", "user_task_1")
+    assert [type(r) for r in attacked.records] == [UserMessage, ToolCall, ToolResult, SessionEnd]
+    assert isinstance(failed, AgentDojoRun)
+    assert (failed.entry, failed.suite, failed.error) == (
+        "./m/banking/injection_task_0/none/none.json",
+        None,
+        "API error",
+    )
+    assert (failed.attack, failed.user_task) == ("none", "injection_task_0")
+    assert isinstance(without_messages, AgentDojoRun)
+    assert without_messages.records == (
+        RecordError(
+            source=f"{archive}!m/banking/user_task_2/none/none.json", message="not an AgentDojo run: no 'messages' list"
+        ),
+    )
+    assert not_a_run == RecordError(
+        source=f"{archive}!m/banking/user_task_3/none/none.json", message="not an AgentDojo run: no 'messages' list"
+    )
+    flattened = [r for run in runs for r in (run.records if isinstance(run, AgentDojoRun) else (run,))]
+    assert flattened == list(read_agentdojo(archive)) == list(read_inputs([archive]))
+
+
+def test_a_single_run_file_keeps_its_folders_for_the_attack(tmp_path: Path, agentdojo_run: RunFactory) -> None:
+    path = write_run(
+        tmp_path / "m" / "workspace" / "user_task_4" / "tool_knowledge" / "injection_task_1.json", agentdojo_run()
+    )
+
+    [run] = list(read_agentdojo_runs(path))
+
+    assert isinstance(run, AgentDojoRun)
+    assert (run.session_id, run.entry) == ("injection_task_1", str(path))
+    assert (run.attack, run.user_task) == ("tool_knowledge", "user_task_4")
+
+
+def test_run_files_for_benchmarks_are_yielded_whole_and_a_damaged_archive_raises(
+    tmp_path: Path, agentdojo_run: RunFactory, write_archive: Any
+) -> None:
+    data = run_bytes(agentdojo_run())
+    archive = write_archive(tmp_path / "runs.tar.gz", {"./m/workspace/user_task_0/none/none.json": data})
+    assert list(iter_run_files(archive)) == [("./m/workspace/user_task_0/none/none.json", data)]
+    damaged = tmp_path / "damaged.tar.gz"
+    damaged.write_bytes(archive.read_bytes()[:40])
+    with pytest.raises(InputError, match=r"damaged\.tar\.gz"):
+        list(iter_run_files(damaged))

@@ -12,7 +12,7 @@ from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, read_in
 from monitor.models._events import UserMessage
 from monitor.models._legs import Leg
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEV_RUNS = PROJECT_ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"

@@ -30,7 +30,7 @@ from monitor.models._legs import Leg
 from monitor.models._names import CLAUDE_CODE_SERVER
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "claude-code"

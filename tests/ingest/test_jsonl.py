@@ -14,7 +14,7 @@ from monitor.models._events import AssistantMessage, ToolCall, ToolResult, Tools
 from monitor.models._legs import Leg
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 Writer = Callable[..., Path]
 

@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.analysis import analyze_records
+from monitor.ingest import read_tool_lists
 from monitor.ingest._jsonl import read_jsonl
 from monitor.ingest._mcp import read_mcp, read_mcp_stream, sniff
 from monitor.models._decisions import Action, Level
 from monitor.models._events import ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 Writer = Callable[[Path, Iterable[dict[str, Any] | str]], Path]
 
@@ -917,3 +918,12 @@ def test_without_the_user_message_the_benign_sends_are_confirmed() -> None:
         "supabase-benign": Action.ALLOW,  # no destination to judge
         "supabase-ticket": Action.CONFIRM,
     }
+
+
+def test_the_tool_list_reader_finds_the_listings_the_log_reader_emits() -> None:
+    for sid in SESSION_IDS:
+        path = RECORDED / f"{sid}.jsonl"
+        emitted = [(r.server, list(r.tools)) for r in read_mcp(path) if isinstance(r, ToolsListed)]
+        lists, problems = read_tool_lists([path])
+        assert problems == [] and emitted
+        assert [(x.server, list(x.tools)) for x in lists] == emitted

@@ -16,7 +16,7 @@ from monitor.ingest._otlp import decode_export, iter_documents, read_otlp, read_
 from monitor.models._events import ToolCall, ToolResult, UserMessage
 from monitor.models._records import Record, RecordError, SessionEnd
 from monitor.models._reports import SessionReport
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 from monitor.spans import SpanKind, SpanRecord, StatusCode
 
 ROOT = Path(__file__).resolve().parents[2]

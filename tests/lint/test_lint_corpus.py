@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from monitor.lint import LintReport, LintSeverity, lint_paths
-from monitor.report._lint import lint_markdown_table
+from monitor.report import lint_markdown_table
 
 PROJECT = Path(__file__).resolve().parents[2]
 MCP_SERVERS = PROJECT.parent / "shared" / "data" / "mcp-servers"

@@ -9,18 +9,10 @@ from collections.abc import Callable
 
 from monitor.otel._child import _CHUNK, _Inbox
 
-
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll ``condition()`` until it is true or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
+Waiter = Callable[..., bool]  # the wait_for fixture
 
 
-def test_inbox_reads_ahead_up_to_its_bound_then_leaves_the_rest_in_the_pipe() -> None:
+def test_inbox_reads_ahead_up_to_its_bound_then_leaves_the_rest_in_the_pipe(wait_for: Waiter) -> None:
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     bound = 64 * 1024

@@ -6,14 +6,16 @@ tests run both workers, and ``test_workers.py`` covers what only the engine proc
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import random
+import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -48,9 +50,9 @@ from monitor.otel import (
     TrifectaSpanProcessor,
 )
 from monitor.otel import _engine as engine_module
-from monitor.otel import _processor as processor_module
+from monitor.otel import _links as links_module
 from monitor.otel._names import format_legs
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 from monitor.spans import SpanAssembler, convert_readable_span
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -66,69 +68,25 @@ LOG_SEVERITY = {
 MS = 1_000_000
 
 
-# -- the sample sessions, replayed as live spans (as samples/otel/record.py does, without its extra packages) --
+# -- the sample sessions (read as samples/otel/record.py reads them), replayed as live spans ----------------
 
 
-@dataclass
-class Call:
-    """A tool call of a native session with its result."""
-
-    call_id: str
-    server: str
-    tool: str
-    arguments: dict[str, Any] | None
-    start: int
-    result: Any = None
-    end: int = 0
-    is_error: bool = False
+def load_recorder() -> ModuleType:
+    """The sample recorder script as a module: its reader of the native sample sessions."""
+    path = ROOT / "samples" / "otel" / "record.py"
+    spec = importlib.util.spec_from_file_location("samples_otel_record", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
-@dataclass
-class Session:
-    """One native sample session."""
-
-    session_id: str
-    listings: list[tuple[str, list[dict[str, Any]], int]] = field(default_factory=list)
-    user_messages: list[tuple[str, int]] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)
-
-
-def convert_to_ns(stamp: str) -> int:
-    """An ISO 8601 time as Unix nanoseconds."""
-    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1_000_000) * 1000
-
-
-def read_session(path: Path) -> Session:
-    """Read a native session file."""
-    session: Session | None = None
-    calls: dict[str, Call] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        event = json.loads(line)
-        session = session or Session(event["session_id"])
-        when = convert_to_ns(event["time"])
-        if event["kind"] == "tools_listed":
-            session.listings.append((event["server"], event["tools"], when))
-        elif event["kind"] == "user_message":
-            session.user_messages.append((event["text"], when))
-        elif event["kind"] == "tool_call":
-            call = Call(event["call_id"], event["server"], event["tool"], event.get("arguments"), when)
-            calls[call.call_id] = call
-            session.calls.append(call)
-        elif event["kind"] == "tool_result":
-            call = calls[event["call_id"]]
-            call.result, call.end, call.is_error = event.get("result"), when, bool(event.get("is_error"))
-    assert session is not None
-    return session
-
-
-def dumps(value: Any) -> str:
-    """JSON text for an attribute."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def make_mcp_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``."""
-    return f"mcp__{server}__{tool}"
+recorder = load_recorder()
+Session = recorder.Session
+read_session = recorder.read_session
+dumps = recorder.dumps
+make_mcp_name = recorder.mcp_name
 
 
 class GenAiReplay:
@@ -845,9 +803,9 @@ def test_failures_never_reach_the_application(
     pipe = make_pipeline(meter_provider=MeterProvider(metric_readers=[reader]))
     assert pipe.processor.force_flush()  # the engine is up
     if where == "on_start":  # the session lookup of every span, as it starts
-        monkeypatch.setattr(processor_module, "_SESSION_KEYSET", Exploding())
-    elif where == "on_end":  # the queue bound, checked as each span ends
-        monkeypatch.setattr(pipe.processor, "max_queue_bytes", Exploding())
+        monkeypatch.setattr(links_module, "_SESSION_KEYSET", Exploding())
+    elif where == "on_end":  # the queue, as each span of agent work ends
+        monkeypatch.setattr(pipe.processor._delivery, "put", boom)
     elif where == "engine":  # the engine itself, on each span it reads
         monkeypatch.setattr(engine_module, "extract_span_facts", boom)
     elif where == "monitor":  # the monitor inside the engine (it answers confirm and counts)

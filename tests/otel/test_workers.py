@@ -21,12 +21,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from monitor.classify._layers import OverrideMatch, ToolContext
+from monitor.models import OverrideMatch, ToolContext
 from monitor.models._decisions import Action
 from monitor.otel import ATTR_ALERT_KIND, ATTR_SESSION_ID, TrifectaAlert, TrifectaSpanProcessor, WorkerKind
-from monitor.otel import _processor as processor_module
+from monitor.otel import _delivery as delivery_module
 from monitor.otel._workers import ProcessWorker
-from monitor.session._monitor import SessionMonitor
+from monitor.session import SessionMonitor
 
 
 def make_provider(processor: TrifectaSpanProcessor) -> tuple[TracerProvider, InMemorySpanExporter]:
@@ -53,7 +53,7 @@ def emit_call(tracer: trace.Tracer, session: str, number: int, tool: str = "mcp_
 
 def read_engine_pid(processor: TrifectaSpanProcessor) -> int:
     """The engine process of a processor (it starts with the first span)."""
-    worker = processor._worker
+    worker = processor._delivery.worker
     assert isinstance(worker, ProcessWorker)
     return worker.process.pid
 
@@ -79,7 +79,7 @@ def test_the_engine_runs_in_its_own_process_and_stops_with_the_processor() -> No
     report = processor.session("s1")
     assert report is not None and [c.call_id for c in report.calls] == ["s1-1"]
     processor.shutdown()
-    worker_process = processor._worker
+    worker_process = processor._delivery.worker
     assert worker_process is None
     with pytest.raises(ProcessLookupError):
         for _ in range(100):  # the child has exited (reaped by the worker's wait)
@@ -133,14 +133,15 @@ class Gate:
     def __init__(self, processor: TrifectaSpanProcessor) -> None:
         self.open = threading.Event()
         self.entered = threading.Event()
-        original = processor._deliver
+        delivery = processor._delivery
+        original = delivery._deliver
 
-        def deliver(batch: list[tuple[Any, ...]]) -> None:
+        def deliver(batch: list[bytes]) -> None:
             self.entered.set()
             self.open.wait(30)
             original(batch)
 
-        processor._deliver = deliver  # type: ignore[method-assign]
+        delivery._deliver = deliver  # type: ignore[method-assign]
 
 
 def test_a_full_queue_drops_spans_counts_them_and_tells_the_session(caplog: pytest.LogCaptureFixture) -> None:
@@ -217,7 +218,7 @@ def test_records_reach_the_engine_process_whole_and_in_order_when_its_pipe_fills
         for number in range(1, 1500):
             emit_call(tracer, "order", number, size=number % 7 * 1000)  # lines of many lengths
         deadline = time.monotonic() + 10
-        worker = processor._worker
+        worker = processor._delivery.worker
         assert isinstance(worker, ProcessWorker)
         while not worker.backlog and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -338,7 +339,7 @@ def test_without_an_engine_process_the_engine_runs_on_a_thread(
     def refuse(*_args: Any, **_kwargs: Any) -> Any:
         raise OSError("no interpreter to start here")
 
-    monkeypatch.setattr(processor_module, "ProcessWorker", refuse)
+    monkeypatch.setattr(delivery_module, "ProcessWorker", refuse)
     caplog.set_level(logging.ERROR, logger="monitor.otel")
     processor = TrifectaSpanProcessor()
     provider, _ = make_provider(processor)

@@ -3,10 +3,10 @@ import io
 import json
 
 from monitor import SessionMonitor
-from monitor.analysis import AnalysisSummary
+from monitor.models import AnalysisSummary
 from monitor.models._legs import Posture
 from monitor.models._records import RecordError
-from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json
+from monitor.report import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json
 
 
 def _report():

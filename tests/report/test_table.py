@@ -1,14 +1,14 @@
 import io
 
 from monitor import SessionMonitor
-from monitor.analysis import AnalysisSummary
+from monitor.models import AnalysisSummary
 from monitor.models._legs import Leg
-from monitor.report._table import TableWriter, format_legs
+from monitor.report import TableWriter, format_leg_letters
 
 
 def test_format_legs() -> None:
-    assert format_legs((Leg.PRIVATE_DATA, Leg.EXTERNAL_COMMUNICATION)) == "P-X"
-    assert format_legs(()) == "---"
+    assert format_leg_letters((Leg.PRIVATE_DATA, Leg.EXTERNAL_COMMUNICATION)) == "P-X"
+    assert format_leg_letters(()) == "---"
 
 
 def test_row_names_the_call_that_raised_the_level_and_keeps_long_ids_whole() -> None:

@@ -1,7 +1,7 @@
 import networkx as nx
 
 from monitor import SessionMonitor
-from monitor.models._graph import export_node_link
+from monitor.models import export_node_link
 
 
 def test_graph_has_calls_tools_legs_and_flows() -> None:

@@ -1,0 +1,150 @@
+"""Destinations: the addresses a call sends to (e-mail, domain, IBAN, phone, plain names) and how to find them."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import tldextract
+
+from monitor.models import Destination, DestinationKind
+
+# Argument keys whose values name where a call sends to.
+DESTINATION_KEYS = frozenset(
+    [
+        "recipient",
+        "recipients",
+        "to",
+        "cc",
+        "bcc",
+        "participants",
+        "attendees",
+        "email",
+        "emails",
+        "address_to",
+        "url",
+        "urls",
+        "uri",
+        "endpoint",
+        "webhook",
+        "channel",
+        "phone",
+        "phone_number",
+        "number",
+        "iban",
+        "user",
+        "username",
+    ]
+)
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}")
+_URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s'\"<>()\[\]{}]+", re.IGNORECASE)
+_BARE_DOMAIN = re.compile(
+    r"(?<![@\w.-])(?:www\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+    r"(?:com|net|org|io|dev|ai|co|app|me|info|biz|xyz|site|online|us|uk|de|fr|eu|ru|cn|gov|edu)\b"
+    r"(?![@\w-])",
+    re.IGNORECASE,
+)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Lowercase and fold white space, so copies that were re-wrapped still match."""
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host.lower()
+
+
+@functools.cache
+def _extractor() -> tldextract.TLDExtract:
+    # The Public Suffix List snapshot shipped with tldextract: no download, no cache on disk. Private
+    # suffixes count, so two github.io sites are two owners.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True)
+
+
+def registrable_domain(host: str) -> str:
+    """The registrable domain of a host name (``files.evil.example.co.uk`` → ``example.co.uk``); the host
+    itself when it has none (an IP address, ``localhost``)."""
+    host = host.lower().rstrip(".")
+    parts = _extractor()(host)
+    if parts.domain and parts.suffix:
+        return f"{parts.domain}.{parts.suffix}"
+    return host.removeprefix("www.")
+
+
+def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
+    """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
+    for m in _EMAIL.finditer(text):
+        yield DestinationKind.EMAIL, m.group(0).lower()
+    without_emails = _EMAIL.sub(" ", text)
+    for m in _URL.finditer(without_emails):
+        host = _host(m.group(0))
+        if host:
+            yield DestinationKind.DOMAIN, registrable_domain(host)
+    for m in _BARE_DOMAIN.finditer(_URL.sub(" ", without_emails)):
+        yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
+    for m in _IBAN.finditer(text):
+        yield DestinationKind.IBAN, m.group(0).replace(" ", "")
+    for m in _PHONE.finditer(text):
+        yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
+
+
+def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:
+    """Return where a call sends to.
+
+    The values under destination arguments (recipient-like keys, and ``extra_paths`` that a rule declares)
+    name the destinations, as addresses or, failing that, as plain names. Only when a call has no such
+    argument are addresses inside its other arguments returned, marked ``keyed=False``: a link inside a
+    mail body is content, not where the mail goes.
+    """
+    paths = ["/" + "/".join(p for p in path.replace(".", "/").split("/") if p) for path in extra_paths]
+    keyed: dict[tuple[DestinationKind, str], Destination] = {}
+    anywhere: dict[tuple[DestinationKind, str], Destination] = {}
+    for path, key, text in iter_argument_texts(arguments):
+        addresses = list(find_addresses(text))
+        if key.lower() in DESTINATION_KEYS or any(path == p or path.startswith(p + "/") for p in paths):
+            for kind, value in addresses:
+                keyed.setdefault((kind, value), Destination(kind, value, path))
+            if not addresses and text.strip():
+                value = normalize_text(text)
+                keyed.setdefault((DestinationKind.NAME, value), Destination(DestinationKind.NAME, value, path))
+        else:
+            for kind, value in addresses:
+                anywhere.setdefault((kind, value), Destination(kind, value, path, keyed=False))
+    return list((keyed or anywhere).values())
+
+
+def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
+    """Yield ``(path, key, text)`` for every string and number under ``value`` (a call's arguments): its JSON
+    pointer, the nearest mapping key above it, and the value as text."""
+    if isinstance(value, str):
+        yield path or "/", key, value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from iter_argument_texts(v, f"{path}/{k}", str(k))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from iter_argument_texts(item, f"{path}/{i}", key)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield path or "/", key, str(value)
+
+
+def is_allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
+    """Whether an allowlist entry (an address, or a domain that covers its subdomains) names ``destination``."""
+    value = destination.value
+    domain = value.rsplit("@", 1)[-1] if destination.kind is DestinationKind.EMAIL else value
+    for entry in allowlist:
+        entry = entry.lower().removeprefix("www.")
+        if value == entry or domain == entry or domain.endswith("." + entry):
+            return True
+    return False

@@ -1,0 +1,139 @@
+"""The line format of MCP JSON-RPC logs, shared by the log reader and the tool-list reader.
+
+A line holds one JSON-RPC 2.0 message, a batch of them (a JSON array, allowed by protocol versions before
+2025-06-18), or a *wrapper* object that adds what the wire does not say::
+
+    {"timestamp": "2026-10-14T16:02:22.530Z", "direction": "client->server",
+     "session": "github-public-issue", "server": "github",
+     "message": {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {...}}}
+
+Wrapper fields, all optional but the message (first spelling found wins):
+
+- message: ``message``, ``msg`` or ``payload``: a JSON-RPC object, a batch array, or that JSON as a string.
+- direction: ``direction`` or ``dir``, compared ignoring case, spaces, ``_``, ``-``, ``>`` and ``→``.
+  Client to server: ``client->server`` (``client→server``, ``client_to_server``, ``c2s``...), ``send``,
+  ``sent``, ``out``, ``outgoing``, ``outbound``, ``tx``; server to client: the mirror spellings and
+  ``receive``, ``received``, ``recv``, ``in``, ``incoming``, ``inbound``, ``rx``. ``send``/``receive`` are
+  the host's (the client's) point of view. The direction only matters where the method does not say it.
+- timestamp: ``timestamp``, ``time`` or ``ts``: RFC 3339 text, or Unix seconds (milliseconds when large).
+- session: ``session``, ``session_id``, ``sessionId``, ``mcp_session_id`` or ``mcpSessionId``.
+- server: ``server``, ``server_name`` or ``serverName``.
+
+The same fields may also be written inline, next to the JSON-RPC keys of a bare message.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import orjson
+
+LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log")
+"""File suffixes of MCP JSON-RPC logs and tool lists: the files read when a folder is given."""
+
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+"""The ``_meta`` key under which a result may carry the server's ``serverInfo``."""
+
+MESSAGE_KEYS = ("message", "msg", "payload")
+DIRECTION_KEYS = ("direction", "dir")
+TIME_KEYS = ("timestamp", "time", "ts")
+SESSION_KEYS = ("session", "session_id", "sessionId", "mcp_session_id", "mcpSessionId")
+SERVER_KEYS = ("server", "server_name", "serverName")
+
+
+class Peer(Enum):
+    """A side of an MCP connection: who sent a message, or who sent the request a response answers."""
+
+    CLIENT = "client"
+    SERVER = "server"
+
+    @property
+    def other(self) -> Peer:
+        """The opposite side."""
+        return Peer.SERVER if self is Peer.CLIENT else Peer.CLIENT
+
+
+# Directions, compared with case, spaces, ``_``, ``-``, ``>`` and ``→`` removed.
+_DIRECTIONS = {
+    **dict.fromkeys(
+        ("clientserver", "clienttoserver", "cs", "c2s", "send", "sent", "out", "outgoing", "outbound", "tx"),
+        Peer.CLIENT,
+    ),
+    **dict.fromkeys(
+        (
+            "serverclient",
+            "servertoclient",
+            "sc",
+            "s2c",
+            "receive",
+            "received",
+            "recv",
+            "in",
+            "incoming",
+            "inbound",
+            "rx",
+        ),
+        Peer.SERVER,
+    ),
+}
+_DIRECTION_NOISE = str.maketrans("", "", " _->→")
+
+
+def is_message(doc: dict[str, Any]) -> bool:
+    """True when an object has the keys of a JSON-RPC message (``jsonrpc``, a ``method``, or an ``id`` with
+    a ``result`` or an ``error``), whatever their values."""
+    return "jsonrpc" in doc or "method" in doc or ("id" in doc and ("result" in doc or "error" in doc))
+
+
+def is_log_line(doc: Any) -> bool:
+    """True for a decoded log line: a JSON-RPC 2.0 message, a batch of messages, or a wrapper holding one
+    (its message may be that JSON as a string)."""
+    if isinstance(doc, list):
+        return bool(doc) and all(isinstance(m, dict) and is_message(m) for m in doc)
+    if not isinstance(doc, dict):
+        return False
+    if is_message(doc):
+        return doc.get("jsonrpc") == "2.0"
+    payload = next((doc[k] for k in MESSAGE_KEYS if k in doc), None)
+    if isinstance(payload, str):
+        try:
+            payload = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return False
+    return isinstance(payload, dict | list) and is_log_line(payload)
+
+
+def first_name(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """Return the first of ``keys`` present and not null, as text; None when there is none.
+
+    Raises ValueError when that value is not a non-empty string or an integer.
+    """
+    for key in keys:
+        value = doc.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+            raise ValueError(f"{key!r} must be a non-empty string, not {value!r}")
+        return str(value)
+    return None
+
+
+def parse_direction(value: Any) -> Peer | None:
+    """Return the sender a wrapper's direction names; None when it is not a known spelling."""
+    if not isinstance(value, str):
+        return None
+    return _DIRECTIONS.get(value.lower().translate(_DIRECTION_NOISE))
+
+
+def announced_server(result: Any, *, initialize: bool) -> str | None:
+    """Return the server name a result announces: ``serverInfo.name`` of an ``initialize`` result, else the
+    ``serverInfo`` stamped in the result's ``_meta``; None when it names none."""
+    if not isinstance(result, dict):
+        return None
+    info = result.get("serverInfo") if initialize else None
+    if not isinstance(info, dict):
+        meta = result.get("_meta")
+        info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    return name if isinstance(name, str) and name else None

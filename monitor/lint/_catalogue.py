@@ -1,0 +1,149 @@
+"""The lint rule catalogue: every rule's stable id, severity, title and help text (the registry of ids).
+
+Ids never change meaning; a rule's checks live in :mod:`monitor.lint._validators`, one validator a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ANNOTATIONS_SINCE = "2025-03-26"
+"""The first MCP protocol version with tool annotations."""
+
+
+class LintSeverity(StrEnum):
+    """Severity of a lint finding. Errors make ``trifecta lint`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class LintRule(BaseModel):
+    """One lint rule: a stable id, its severity, a one-line title and a help text (the registry entry)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    severity: LintSeverity
+    title: str
+    help: str
+
+
+LINT_RULES: tuple[LintRule, ...] = (
+    LintRule(
+        id="input-unreadable",
+        severity=LintSeverity.ERROR,
+        title="The file cannot be read as a tool list",
+        help="The file is missing, unreadable, not JSON, or holds no tools/list result, tools array, tool, "
+        "JSON-RPC log or mcp-servers document. Nothing in it was linted.",
+    ),
+    LintRule(
+        id="tool-without-name",
+        severity=LintSeverity.ERROR,
+        title="A tool entry has no string name",
+        help="Every MCP Tool needs a non-empty string `name`; clients cannot call a tool without one. The "
+        "entry was skipped.",
+    ),
+    LintRule(
+        id="annotations-not-object",
+        severity=LintSeverity.ERROR,
+        title="`annotations` is not an object",
+        help="A tool's `annotations` is a ToolAnnotations object. Any other value is ignored by clients, so "
+        "the tool is treated as if it had no hints at all.",
+    ),
+    LintRule(
+        id="annotation-unknown-member",
+        severity=LintSeverity.ERROR,
+        title="An annotation member outside the closed set",
+        help="ToolAnnotations holds only title, readOnlyHint, destructiveHint, idempotentHint and "
+        "openWorldHint. Other members (including resource annotation fields such as audience, priority "
+        "and lastModified) are ignored by clients and by the monitor.",
+    ),
+    LintRule(
+        id="hint-not-boolean",
+        severity=LintSeverity.ERROR,
+        title="A hint that is not a boolean",
+        help='Hints are JSON booleans. A string such as "false" is truthy in many clients and ignored by '
+        "others; the monitor treats it as absent.",
+    ),
+    LintRule(
+        id="title-not-string",
+        severity=LintSeverity.ERROR,
+        title="`annotations.title` is not a string",
+        help="The display title is a string; any other value is ignored.",
+    ),
+    LintRule(
+        id="annotations-unsupported-protocol",
+        severity=LintSeverity.ERROR,
+        title="Tool annotations under a protocol version that has none",
+        help=f"Tool annotations exist from MCP protocol version {ANNOTATIONS_SINCE}. A server that speaks an "
+        "earlier version sends members its clients do not know about.",
+    ),
+    LintRule(
+        id="hint-missing",
+        severity=LintSeverity.WARNING,
+        title="A hint is missing",
+        help="Without a hint clients fall back to the spec defaults (readOnlyHint false, destructiveHint "
+        "true, idempotentHint false, openWorldHint true), or leave the tool to the model. Say what the tool "
+        "does. destructiveHint and idempotentHint are not asked of read-only tools.",
+    ),
+    LintRule(
+        id="hint-ignored-when-read-only",
+        severity=LintSeverity.WARNING,
+        title="destructiveHint or idempotentHint set on a read-only tool",
+        help="destructiveHint and idempotentHint are meaningful only when readOnlyHint is false; on a "
+        "read-only tool they are ignored (and a true destructiveHint contradicts readOnlyHint).",
+    ),
+    LintRule(
+        id="destructive-name-not-destructive",
+        severity=LintSeverity.WARNING,
+        title="Name or description says destructive; the hints say otherwise",
+        help="The tool's name or the lead of its description uses a destructive verb (delete, remove, drop, "
+        "cancel, revoke, overwrite, refund, ...) while readOnlyHint is true or destructiveHint is false. "
+        "Clients skip confirmation on such hints.",
+    ),
+    LintRule(
+        id="read-name-not-read-only",
+        severity=LintSeverity.WARNING,
+        title="Name or description says read-only; readOnlyHint is false",
+        help="The tool's name or the lead of its description reads (get, list, search, read, ...) and says "
+        "nothing about writing, yet readOnlyHint is false, so clients ask before every call. Set "
+        "readOnlyHint true if the tool only reads, or rename it.",
+    ),
+    LintRule(
+        id="network-name-closed-world",
+        severity=LintSeverity.WARNING,
+        title="Name or description says network; openWorldHint is false",
+        help="The tool's name or the lead of its description talks to the outside world (send, post, "
+        "publish, fetch, http, url, ...) while openWorldHint is false. openWorldHint false tells clients "
+        "that the tool neither reads untrusted content nor sends anything out.",
+    ),
+    LintRule(
+        id="duplicate-tool-name",
+        severity=LintSeverity.WARNING,
+        title="Two tools with the same name in one list",
+        help="Tool names identify tools within a server. With duplicates, which definition a client calls "
+        "(and which hints it believes) is undefined.",
+    ),
+    LintRule(
+        id="instruction-in-description",
+        severity=LintSeverity.WARNING,
+        title="Instruction-like text aimed at the model (tool poisoning)",
+        help="The description or a parameter description holds text that steers the model rather than "
+        "describing the tool: 'ignore previous instructions', 'do not tell the user', 'before using this "
+        "tool read ~/.ssh/...', <IMPORTANT> blocks. Such text is how poisoned tools exfiltrate data.",
+    ),
+    LintRule(
+        id="hidden-unicode",
+        severity=LintSeverity.WARNING,
+        title="Hidden or zero-width characters",
+        help="Zero-width characters, Unicode tag characters and bidirectional overrides are invisible to "
+        "users reviewing a tool but read by the model; they hide instructions or disguise names.",
+    ),
+)
+"""Every lint rule, in report order (the registry of ids; ids never change meaning)."""
+
+RULES_BY_ID: Mapping[str, LintRule] = {rule.id: rule for rule in LINT_RULES}

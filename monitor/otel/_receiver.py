@@ -1,0 +1,81 @@
+"""What the engine sends back, handed to the part of the span processor it is for.
+
+The engine's messages (:mod:`monitor.otel._records`) arrive in order on the reader thread of the engine
+process, or on the delivery thread when the engine runs there: the level and legs to stamp go to the session
+links, each alert to every alert exporter, the decisions to the metrics, the replies to the questions waiting
+for them, the engine's failures and log records to this process's. The delivery also tells the receiver when
+records could not be delivered and when the engine process died.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.otel import _records as rec
+from monitor.otel._exporters import AlertExporter, ExportedAlert, MetricsExporter
+from monitor.otel._failures import Failures
+from monitor.otel._links import SessionLinks
+from monitor.otel._requests import Requests
+
+logger = logging.getLogger("monitor.otel")
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """Hands each message of the engine to the part it is for: the delivery's listener. Never raises.
+
+    Each alert goes to every one of ``exporters``, in order.
+    """
+
+    links: SessionLinks
+    requests: Requests
+    exporters: Sequence[AlertExporter]
+    metrics: MetricsExporter | None
+    failures: Failures
+
+    def on_output(self, message: list[Any]) -> None:
+        """Handle one message of the engine (a failure is counted as ``output``)."""
+        try:
+            kind = message[0]
+            if kind == rec.OUT_STAMP:
+                self.links.set_stamp(message[1], message[2], message[3])
+            elif kind == rec.OUT_ALERT:
+                self._export(ExportedAlert(message))
+            elif kind == rec.OUT_DECISIONS:
+                if self.metrics is not None:
+                    self.metrics.count_decisions(message[1])
+            elif kind == rec.OUT_REPLY:
+                self.requests.answer(message[1], message[2])
+            elif kind == rec.OUT_ENDED:
+                self.links.forget_stamp(message[1])
+            elif kind == rec.OUT_ERROR:
+                self.failures.add(message[1], message[2], message[3])
+            elif kind == rec.OUT_LOG:
+                logger.log(message[1], "trifecta-monitor engine: %s", message[2])
+        except Exception:
+            self.failures.fail("output")
+
+    def on_tick(self, now: float) -> None:
+        """A pass of the delivery thread: span links past their time are forgotten."""
+        self.links.rotate_when_due(now)
+
+    def on_lost(self, lines: list[bytes]) -> None:
+        """Records that could not be delivered: the questions among them are answered as failed."""
+        self.requests.fail_lost(lines)
+
+    def on_exit(self) -> list[str]:
+        """The engine process died: the questions in flight fail; the sessions it had stamped are forgotten, and
+        returned (each gets a ``monitoring-gap`` alert from the next engine)."""
+        self.requests.fail_pending()
+        return self.links.forget_stamps()
+
+    def _export(self, alert: ExportedAlert) -> None:
+        """One log record, one counter increment and one callback per alert; each guarded on its own."""
+        for exporter in self.exporters:
+            try:
+                exporter.export(alert)
+            except Exception:
+                self.failures.fail(exporter.failure_kind)

@@ -1,0 +1,141 @@
+"""The layers of docs/architecture.md hold in the code: no upward import, no cycle, no reach into a private module.
+
+The floors are read from the table in docs/architecture.md, so the page and this test cannot disagree.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "monitor"
+DOC = ROOT / "docs" / "architecture.md"
+MAX_LINES = 600
+_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|")
+
+
+def read_floors() -> dict[str, int]:
+    """``{unit: floor}`` from the layers table of docs/architecture.md (a unit is ``monitor`` or ``monitor.x``)."""
+    floors: dict[str, int] = {}
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        m = _ROW.match(line)
+        if m:
+            for unit in re.findall(r"`([\w.]+)`", m.group(2)):
+                floors[unit] = int(m.group(1))
+    return floors
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit_of(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def read_imports(path: Path, modules: set[str]) -> list[tuple[str, int]]:
+    """Every ``monitor…`` module a file imports (anywhere: top level, functions, TYPE_CHECKING), with its line.
+
+    ``from monitor.otel import _records`` imports the module ``monitor.otel._records`` (``modules`` says which
+    names are modules); ``from monitor.models import Leg`` imports ``monitor.models``.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names if alias.name.split(".")[0] == "monitor"]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "monitor":
+            for alias in node.names:
+                named = f"{node.module}.{alias.name}"
+                found.append((named if named in modules else str(node.module), node.lineno))
+    return found
+
+
+def source_files(root: Path = ROOT) -> list[Path]:
+    return sorted((root / "monitor").rglob("*.py"))
+
+
+def find_layer_violations(root: Path, floors: dict[str, int]) -> list[str]:
+    """Imports of a higher floor, of another unit on the same floor, or of another unit's private module."""
+    wrong = []
+    modules = {module_name(path, root) for path in source_files(root)}
+    for path in source_files(root):
+        source = unit_of(module_name(path, root))
+        for target_module, line in dict.fromkeys(read_imports(path, modules)):
+            target = unit_of(target_module)
+            where = f"{path.relative_to(root)}:{line}"
+            if target == source:
+                continue
+            if floors.get(target, 99) >= floors.get(source, -1):
+                wrong.append(
+                    f"{where}: {source} (floor {floors.get(source)}) imports {target} (floor {floors.get(target)})"
+                )
+            if any(part.startswith("_") for part in target_module.split(".")[2:]):
+                wrong.append(f"{where}: {target_module} is private to {target}")
+    return wrong
+
+
+def find_cycles(root: Path) -> list[list[str]]:
+    """Import cycles between the files of the package."""
+    modules = {module_name(path, root): path for path in source_files(root)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for module, path in modules.items():
+        graph.add_edges_from(
+            (module, target) for target, _ in read_imports(path, set(modules)) if target in modules and target != module
+        )
+    return list(nx.simple_cycles(graph))
+
+
+def test_the_table_covers_every_package_and_top_level_module() -> None:
+    floors = read_floors()
+    units = {unit_of(module_name(path)) for path in source_files()}
+    assert units - set(floors) == set(), "place each new package or module on a floor in docs/architecture.md"
+    assert set(floors) - units == set(), "docs/architecture.md names units that no longer exist"
+
+
+def test_no_upward_import_and_other_packages_only_through_their_public_surface() -> None:
+    assert find_layer_violations(ROOT, read_floors()) == []
+
+
+def test_no_import_cycle_between_files() -> None:
+    assert find_cycles(ROOT) == []
+
+
+def test_no_file_is_over_the_line_limit() -> None:
+    long = {str(p.relative_to(ROOT)): n for p in source_files() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_checks_catch_planted_violations(tmp_path: Path) -> None:
+    floors = {"monitor.models": 0, "monitor.evidence": 3, "monitor.ingest": 3, "monitor.session": 7}
+    root = _write(
+        tmp_path,
+        {
+            "monitor/models/__init__.py": "from monitor.models._a import A\n",
+            "monitor/models/_a.py": "def f():\n    from monitor.session import S\n",
+            "monitor/evidence/__init__.py": "from monitor.ingest import R\n",
+            "monitor/session/__init__.py": "from monitor.evidence._index import ContentIndex\n",
+            "monitor/ingest/__init__.py": "import monitor.ingest._b\n",
+            "monitor/ingest/_b.py": "import monitor.ingest._c\n",
+            "monitor/ingest/_c.py": "from monitor.ingest import _b\n",
+        },
+    )
+    wrong = "\n".join(find_layer_violations(root, floors))
+    assert "monitor/models/_a.py:2: monitor.models (floor 0) imports monitor.session (floor 7)" in wrong
+    assert "monitor.evidence (floor 3) imports monitor.ingest (floor 3)" in wrong
+    assert "monitor.evidence._index is private to monitor.evidence" in wrong
+    assert ["monitor.ingest._b", "monitor.ingest._c"] in [sorted(c) for c in find_cycles(root)]
