@@ -101,7 +101,7 @@ class SessionMonitor:
         self.rules = rules
         self.classifier = Classifier(self.posture, rules)
         self.evidence_budget = evidence_budget
-        self.sink = sink
+        self._sink = sink
         self.internal_errors = 0
         """Failures of the monitor itself (each logged, none raised)."""
         self.sink_errors = 0
@@ -156,6 +156,21 @@ class SessionMonitor:
         with self._lock:
             return self._state(session_id).to_report()
 
+    @property
+    def sink(self) -> AlertSink | None:
+        """The sink pushed every decision, alert and change of level (None: nothing is pushed)."""
+        return self._sink
+
+    @sink.setter
+    def sink(self, sink: AlertSink | None) -> None:
+        with self._lock:
+            self._sink = sink
+            for state in self._sessions.values():  # sessions already held are heard from too, from now on
+                if sink is None:
+                    state.notices = None
+                elif state.notices is None:
+                    state.notices = []
+
     def has_session(self, session_id: str) -> bool:
         """Return whether the monitor holds the session now."""
         return session_id in self._sessions
@@ -207,7 +222,7 @@ class SessionMonitor:
         return result
 
     def _push(self, notices: list[Notice]) -> None:
-        sink = self.sink
+        sink = self._sink
         if sink is None:
             return
         for notice in notices:
@@ -238,7 +253,7 @@ class SessionMonitor:
         return SessionState(
             session_id=session_id,
             index=ContentIndex(max_fingerprints=self.evidence_budget, max_values=self.evidence_budget),
-            notices=None if self.sink is None else [],
+            notices=None if self._sink is None else [],
         )
 
     def _state(self, session_id: str) -> SessionState:

