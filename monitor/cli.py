@@ -26,7 +26,12 @@ from monitor.classify import (
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
-from monitor.evaluation import evaluate_agentdojo, evaluation_to_json, load_injection_tasks
+from monitor.evaluation import (
+    evaluate_agentdojo,
+    evaluate_leave_one_suite_out,
+    evaluation_to_json,
+    load_injection_tasks,
+)
 from monitor.ingest import InputFormat, RecordError, ToolList, read_inputs, read_tool_list, read_tool_lists
 from monitor.lint import lint_paths
 from monitor.models import AnalysisSummary, Posture, Severity, build_event_schema
@@ -39,8 +44,11 @@ from monitor.report import (
     lint_to_sarif,
     print_evaluation,
     print_lint_table,
+    print_scenarios,
     render_clients,
+    scenarios_to_json,
 )
+from monitor.scenarios import build_scenario_schema, load_scenarios, run_scenarios
 from monitor.session import SessionMonitor
 from monitor.types import ReportWriter
 
@@ -203,6 +211,12 @@ def schema_events() -> None:
     click.echo(orjson.dumps(build_event_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
 
 
+@schema.command("scenario")
+def schema_scenario() -> None:
+    """The JSON Schema of a scenario file (``trifecta eval scenarios``)."""
+    click.echo(orjson.dumps(build_scenario_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
 def _load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
     try:
         return load_rules(dirs, builtin=builtin)
@@ -317,6 +331,12 @@ def eval_group() -> None:
 @_builtin_rules_option
 @_posture_option
 @_format_option("table", "json")
+@click.option(
+    "--leave-one-suite-out",
+    is_flag=True,
+    help="Also evaluate once per suite that has a rule file of its own (one whose server its calls use), with "
+    "that file removed and every other kept; report that suite's figures and the overall ones.",
+)
 def eval_agentdojo(
     runs: Path,
     labels: Path | None,
@@ -324,14 +344,21 @@ def eval_agentdojo(
     builtin_rules: bool,
     posture: str,
     output_format: str,
+    leave_one_suite_out: bool,
 ) -> None:
-    """Replay AgentDojo runs (file, folder or .tar.gz): benign sessions prompted, attacks caught, every miss."""
+    """Replay AgentDojo runs (file, folder or .tar.gz): benign sessions prompted and alerted, attacks caught,
+    alerted and caught as hijacks, every miss."""
     labels = labels or (runs.parent if runs.is_file() else runs) / "injection-tasks.json"
     if not labels.exists():
         raise click.UsageError(f"no labels file at {labels}; give --labels")
     rules = _load_rules_or_exit(rules_dirs, builtin_rules)
-    evaluation = evaluate_agentdojo(runs, load_injection_tasks(labels), rules=rules, posture=Posture(posture))
-    document = evaluation_to_json(evaluation)
+    tasks = load_injection_tasks(labels)
+    if leave_one_suite_out:
+        loso = evaluate_leave_one_suite_out(runs, tasks, rules=rules, posture=Posture(posture))
+        evaluation, held_out = loso.all_rules, loso.held_out
+    else:
+        evaluation, held_out = evaluate_agentdojo(runs, tasks, rules=rules, posture=Posture(posture)), None
+    document = evaluation_to_json(evaluation, held_out)
     if output_format == "json":
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
     else:
@@ -339,6 +366,25 @@ def eval_agentdojo(
     for error in evaluation.errors[:_MAX_ERRORS_SHOWN]:
         click.echo(f"error: {error.source}: {error.message}", err=True)
     sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)
+
+
+@eval_group.command("scenarios")
+@click.argument("directory", type=click.Path(exists=True, path_type=Path))
+@_format_option("table", "json")
+def eval_scenarios(directory: Path, output_format: str) -> None:
+    """Run the scenario files (YAML, one scenario each) under DIRECTORY: attacks that must be stopped and their
+    legitimate look-alikes that must go through. One row per scenario, then the counts.
+
+    Exit codes: 0 every scenario passed; 1 a scenario failed or a file could not be read (named on stderr).
+    """
+    report = run_scenarios(load_scenarios(directory))
+    if output_format == "json":
+        click.echo(orjson.dumps(scenarios_to_json(report), option=orjson.OPT_INDENT_2).decode())
+    else:
+        print_scenarios(report, sys.stdout)
+    for error in report.errors:
+        click.echo(f"error: {error.source}: {error.message}", err=True)
+    sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 
 @main.command()

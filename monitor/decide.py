@@ -33,6 +33,8 @@ from monitor.clients import Client, ClientAction, decide_for_client
 from monitor.models import (
     Action,
     Decision,
+    DestinationKind,
+    Effect,
     Evidence,
     EvidenceKind,
     FragmentMatch,
@@ -42,6 +44,7 @@ from monitor.models import (
     Origin,
     Reason,
     ToolAnnotations,
+    Transform,
 )
 
 __all__ = ["CallFacts", "Policy", "decide", "decide_on_monitor_error", "decide_trifecta"]
@@ -54,7 +57,8 @@ class Policy(BaseModel):
     ``conversation_is_private`` counts user messages as private data in the context. ``allowlist`` holds
     e-mail addresses and domains (a domain covers its subdomains) that are always user-sanctioned.
     ``baseline`` is a client profile (DESIGN §9) whose own confirmations stay: the final action is the
-    stricter of the client's and the monitor's.
+    stricter of the client's and the monitor's. ``hijack`` (on by default) confirms a destructive,
+    privileged or code-execution call whose target or content untrusted content chose.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -63,6 +67,8 @@ class Policy(BaseModel):
     conversation_is_private: bool = True
     allowlist: tuple[str, ...] = ()
     baseline: Client | None = None
+    hijack: bool = True
+    """Confirm destructive, privileged and code-execution calls that untrusted content steered (``hijack``)."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +88,20 @@ class CallFacts:
     """Calls (among the fragments' sources) whose arguments untrusted content suggested."""
     shared_place: bool = False
     """The call's named destination is a place outsiders write to (and so can read)."""
+    asked_sources: frozenset[str] = frozenset()
+    """Calls whose content the user asked to move: places the user pointed at, and the destination place itself."""
     annotations: ToolAnnotations | None = None
     """The tool's annotations as listed in the session (for the baseline client profile)."""
+    targets: Sequence[LabelledDestination] = ()
+    """For a call that names no recipient: the places it writes to (a file, a channel, a local path)."""
+    nothing_new: bool = False
+    """Every destination is a URL the session saw verbatim and nothing else in the call can carry data."""
+    own_store: bool = False
+    """The call names no recipient and writes one of the user's own things (a file, a note, an event)."""
+    effects: frozenset[Effect] = frozenset()
+    """What the call does beyond moving data (destructive, privileged, code execution)."""
+    steered_by: tuple[str, str] | None = None
+    """An argument value untrusted content chose, and the call whose content showed it."""
 
 
 _SANCTIONED_REASON = {
@@ -91,6 +109,7 @@ _SANCTIONED_REASON = {
     Origin.ALLOWLIST: Reason.DESTINATION_ALLOWLISTED,
     Origin.LISTING: Reason.DESTINATION_FROM_LISTING,
     Origin.PRIVATE_TEXT: Reason.DESTINATION_FROM_PRIVATE_CONTENT,
+    Origin.DELEGATED: Reason.DESTINATION_USER_DELEGATED,
 }
 _CLIENT_ACTIONS = {
     ClientAction.ASK: (Action.CONFIRM, Reason.BASELINE_ASKS),
@@ -115,6 +134,8 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     """Return the decision on one call: the monitor's, made stricter by the policy's baseline client if it has
     one. Pure: the same facts always give the same decision. Never raises on valid facts."""
     decision = decide_trifecta(policy, facts)
+    if policy.hijack and facts.effects and facts.steered_by is not None:
+        decision = _confirm_hijack(decision, facts)
     if policy.baseline is None:
         return decision
     client = decide_for_client(policy.baseline, facts.annotations or ToolAnnotations())
@@ -139,22 +160,39 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     # but they neither sanction the call nor make it unreadable-destination-free.
     keyed = [d for d in facts.destinations if d.destination.keyed]
     attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
+    lookalike = [d for d in facts.destinations if d.origin is Origin.LOOKALIKE]
     unseen = [d for d in keyed if d.origin is Origin.UNSEEN]
     # Private content the user did not ask for: read by a call whose target untrusted content chose, or
     # put where outsiders read (naming a public place does not ask for private data to be published there).
-    unasked = [f for f in facts.fragments if f.from_call in facts.steered_sources or facts.shared_place]
+    unasked = [
+        f
+        for f in facts.fragments
+        if f.from_call in facts.steered_sources or (facts.shared_place and f.from_call not in facts.asked_sources)
+    ]
+    # A fetch of a URL exactly as the session saw it, with nothing else that can carry data, tells whoever
+    # wrote that URL nothing they did not have.
+    nothing_new = facts.nothing_new and not facts.fragments and not lookalike
     # Private content is exfiltrated when it goes where nobody but the attacker chose, or when the attacker
     # chose what to read.
-    exfiltration = bool(attacker) or bool(unasked) or (bool(facts.fragments) and (bool(unseen) or not keyed))
-    level = Level.EXFILTRATION if exfiltration else Level.TRIFECTA
+    # Paraphrase is weak evidence: it tells on a send somewhere suspect, not on a send with no readable address.
+    strong = [f for f in facts.fragments if f.transform is not Transform.PARAPHRASE]
+    exfiltration = (
+        bool(attacker and not nothing_new)
+        or bool(lookalike)
+        or bool(unasked)
+        or (bool(facts.fragments) and bool(unseen))
+        or (bool(strong) and not keyed)
+    )
 
     reasons: list[Reason] = []
     if attacker:
         reasons.append(Reason.DESTINATION_ATTACKER_SUGGESTED)
+    if lookalike:
+        reasons.append(Reason.DESTINATION_LOOKALIKE)
     if unseen:
         reasons.append(Reason.DESTINATION_UNSEEN)
     if facts.fragments:
-        reasons.append(Reason.PRIVATE_FRAGMENT)
+        reasons.extend(_fragment_reasons(facts.fragments))
     if any(f.from_call in facts.steered_sources for f in unasked):
         reasons.append(Reason.PRIVATE_SOURCE_STEERED)
     if unasked and facts.shared_place:
@@ -162,20 +200,77 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     if not facts.arguments_available:
         reasons.append(Reason.ARGUMENTS_UNAVAILABLE)
 
-    if attacker or unseen or unasked:
+    targets = [] if keyed else list(facts.targets)
+    # A place named only by untrusted content (or imitating one of the user's) is never the user's own.
+    foreign_target = any(d.origin in (Origin.ATTACKER, Origin.LOOKALIKE) for d in targets)
+    if lookalike or unasked or ((attacker or unseen) and not nothing_new):
         action = Action.CONFIRM
-        if attacker and exfiltration and policy.enforce:
+        if (attacker or lookalike) and exfiltration and policy.enforce:
             action = Action.DENY
             reasons.append(Reason.ENFORCED)
+    elif attacker or unseen:
+        action = Action.ALLOW
+        reasons.append(Reason.REQUEST_CARRIES_NOTHING_NEW)
     elif keyed:
         action = Action.ALLOW
         reasons.extend(dict.fromkeys(_SANCTIONED_REASON[d.origin] for d in keyed))
-    elif facts.fragments or not facts.arguments_available:
+    elif targets and all(_is_own_place(d) for d in targets) and not foreign_target:
+        # No recipient: the call writes to places of the user's own (a listed file, a local path).
+        action = Action.ALLOW
+        reasons.extend(dict.fromkeys(_target_reason(d) for d in targets))
+    elif not keyed and facts.own_store and facts.arguments_available and not foreign_target:
+        action = Action.ALLOW
+        reasons.append(Reason.DESTINATION_OWN_ACCOUNT)
+    elif strong or not facts.arguments_available:
         action = Action.CONFIRM
     else:
         action = Action.ALLOW
         reasons.extend((Reason.NO_DESTINATION, Reason.NO_PRIVATE_FRAGMENT))
+    # Exfiltration is a level of calls the policy asks about or blocks; an allowed send is a trifecta.
+    level = Level.EXFILTRATION if exfiltration and action is not Action.ALLOW else Level.TRIFECTA
     return _decision(facts, action, level, tuple(reasons))
+
+
+def _fragment_reasons(fragments: Sequence[FragmentMatch]) -> list[Reason]:
+    reasons = []
+    if any(f.transform not in (Transform.PARAPHRASE, Transform.FILE) for f in fragments):
+        reasons.append(Reason.PRIVATE_FRAGMENT)
+    if any(f.transform is Transform.PARAPHRASE for f in fragments):
+        reasons.append(Reason.PRIVATE_PARAPHRASE)
+    if any(f.transform is Transform.FILE for f in fragments):
+        reasons.append(Reason.PRIVATE_FILE_SENT)
+    return reasons
+
+
+def _is_own_place(target: LabelledDestination) -> bool:
+    if target.destination.kind is DestinationKind.PATH:
+        return True
+    return target.origin in _SANCTIONED_REASON
+
+
+def _target_reason(target: LabelledDestination) -> Reason:
+    if target.destination.kind is DestinationKind.PATH:
+        return Reason.DESTINATION_LOCAL
+    return _SANCTIONED_REASON[target.origin]
+
+
+def _confirm_hijack(decision: Decision, facts: CallFacts) -> Decision:
+    """A destructive, privileged or code-execution call whose target or content untrusted content chose."""
+    assert facts.steered_by is not None
+    value, source = facts.steered_by
+    evidence = Evidence(
+        kind=EvidenceKind.STEERING,
+        from_call=source,
+        detail=f"{value[:200]} ({', '.join(sorted(e.value for e in facts.effects))})",
+    )
+    action = decision.action if decision.action.rank > Action.CONFIRM.rank else Action.CONFIRM
+    return decision.model_copy(
+        update={
+            "action": action,
+            "reasons": (*decision.reasons, Reason.STEERED_ACTION),
+            "evidence": (*decision.evidence, evidence),
+        }
+    )
 
 
 def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Reason, ...]) -> Decision:

@@ -21,6 +21,7 @@ PUBLIC_MODULES = [
     "monitor.models",
     "monitor.otel",
     "monitor.report",
+    "monitor.scenarios",
     "monitor.session",
     "monitor.spans",
     "monitor.testing",
@@ -110,7 +111,7 @@ def test_python_dash_m_monitor_runs_the_command_line() -> None:
     assert "trifecta, version" in done.stdout
 
 
-HOST_PROGRAM = '''
+HOST_PROGRAM = """
 from monitor import Action, AlertRaised, CallDecided, Decision, LevelChanged, SessionMonitor
 from monitor.otel import TrifectaSpanProcessor
 from monitor.testing import RecordingSink
@@ -135,7 +136,7 @@ def ask(monitor: SessionMonitor) -> bool:
 ask(SessionMonitor(sink=PrintingSink()))
 ask(SessionMonitor(sink=RecordingSink()))
 processor: TrifectaSpanProcessor | None = None
-'''
+"""
 
 
 def test_a_hosts_strict_type_check_reads_the_package_annotations(tmp_path: Path) -> None:

@@ -1,6 +1,13 @@
 """Classification of tool calls into the three legs (DESIGN §3): reviewed overrides, annotations,
 heuristics and the posture's default, each leg with its provenance; and the rule packs behind the overrides."""
 
+from monitor.classify._effects import (
+    CODE_EXECUTION_PATHS,
+    EFFECT_SIGNALS,
+    EffectSignal,
+    classify_effects,
+    names_code_execution_path,
+)
 from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
 from monitor.classify._loader import builtin_rules_dir, hash_rules, load_builtin_rules, load_rules
@@ -10,9 +17,12 @@ from monitor.classify._ruletests import TestOutcome, check_test_coverage, run_ru
 from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
 
 __all__ = [
+    "CODE_EXECUTION_PATHS",
     "CallClassification",
     "Classifier",
     "Condition",
+    "EFFECT_SIGNALS",
+    "EffectSignal",
     "HEURISTICS",
     "Heuristic",
     "LoadedRule",
@@ -26,6 +36,7 @@ __all__ = [
     "Where",
     "builtin_rules_dir",
     "check_test_coverage",
+    "classify_effects",
     "classify_result_hints",
     "draft_rule_file",
     "dump_rule_file",
@@ -33,6 +44,7 @@ __all__ = [
     "load_builtin_rules",
     "load_rules",
     "match_heuristics",
+    "names_code_execution_path",
     "parse_definitions",
     "resolve_argument",
     "run_rule_tests",

@@ -106,7 +106,11 @@ def _iter_value(value: Any, key: str, on_object: ObjectSink | None) -> Iterator[
         for k, v in value.items():
             if k == "_meta":
                 continue
-            yield from _iter_value(v, str(k), on_object)
+            name = str(k)
+            if _is_data_key(name):
+                # A mapping keyed by addresses (``shared_with: {ana@x.example: rw}``) lists them.
+                yield TextLeaf(key, name, False)
+            yield from _iter_value(v, name, on_object)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _iter_value(item, key, on_object)
@@ -126,6 +130,10 @@ def _iter_string(text: str, key: str, on_object: ObjectSink | None, whole_result
     # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
     for document in _embedded_documents(text):
         yield from _iter_value(document, key, on_object)
+
+
+def _is_data_key(key: str) -> bool:
+    return "@" in key or "://" in key
 
 
 def _has_field_names(document: dict[str, Any] | list[Any]) -> bool:

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import tldextract
 
+from monitor.evidence._shell import ShellEffects, parse_shell_command
 from monitor.models import Destination, DestinationKind
 
 # Argument keys whose values name where a call sends to.
@@ -39,6 +40,41 @@ DESTINATION_KEYS = frozenset(
         "username",
     ]
 )
+# Argument keys whose values name the place a call writes to (a file, a document, a channel, a repository), for
+# calls that name no recipient: a place from a listing of the user's own things is the user's.
+TARGET_KEYS = frozenset(
+    [
+        "file_id",
+        "document_id",
+        "doc_id",
+        "page_id",
+        "note_id",
+        "folder_id",
+        "sheet_id",
+        "spreadsheet_id",
+        "database_id",
+        "channel_id",
+        "conversation_id",
+        "thread_id",
+        "list_id",
+        "board_id",
+        "project_id",
+        "path",
+        "file_path",
+        "filepath",
+        "filename",
+        "file_name",
+        "notebook_path",
+        "repo",
+        "repository",
+        "owner",
+        "project",
+        "space",
+        "workspace",
+    ]
+)
+_REMOTE_PATH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|\\\\|//|\\\\\?\\UNC)", re.IGNORECASE)
+_LOCAL_PATH = re.compile(r"^(?:~?[\\/]|\.{1,2}[\\/]|[A-Za-z]:[\\/]|[\w@.-]+[\\/])")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}")
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s'\"<>()\[\]{}]+", re.IGNORECASE)
 _BARE_DOMAIN = re.compile(
@@ -111,6 +147,12 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
     keyed: dict[tuple[DestinationKind, str], Destination] = {}
     anywhere: dict[tuple[DestinationKind, str], Destination] = {}
     for path, key, text in iter_argument_texts(arguments):
+        if key.lower() in SHELL_KEYS:
+            # A command reaches the hosts it names; the words around them are not addresses it sends to.
+            for host in parse_shell_command(text).hosts:
+                value = registrable_domain(host)
+                keyed.setdefault((DestinationKind.DOMAIN, value), Destination(DestinationKind.DOMAIN, value, path))
+            continue
         addresses = list(find_addresses(text))
         if key.lower() in DESTINATION_KEYS or any(path == p or path.startswith(p + "/") for p in paths):
             for kind, value in addresses:
@@ -122,6 +164,61 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
             for kind, value in addresses:
                 anywhere.setdefault((kind, value), Destination(kind, value, path, keyed=False))
     return list((keyed or anywhere).values())
+
+
+_OWN_STORE_VERBS = frozenset("create add append update write save edit insert set put make new".split())
+# Things a user keeps for themselves: writing one with no recipient lands in the user's own account.
+_OWN_STORE_OBJECTS = frozenset(
+    "file files document documents doc docs note notes folder folders event events calendar reminder reminders"
+    " task tasks todo todos draft drafts spreadsheet sheet sheets memory memories entity entities observation"
+    " observations relation relations bookmark bookmarks list lists row rows record records".split()
+)
+# Things others read even when the user owns them: never the user's own place.
+_SHARED_OBJECTS = frozenset(
+    "gist gists issue issues pr pull comment comments post posts tweet tweets message messages reply review"
+    " reviews release releases page pages wiki webpage invite invitation share public channel channels".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_own_store_write(tool: str) -> bool:
+    """Whether a tool's name says it writes one of the user's own things (a file, a note, a calendar event,
+    a draft) rather than something others read (an issue, a comment, a post, a message)."""
+    words = set(_WORD.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    return bool(words & _OWN_STORE_VERBS) and bool(words & _OWN_STORE_OBJECTS) and not words & _SHARED_OBJECTS
+
+
+def extract_targets(arguments: Mapping[str, Any]) -> list[Destination]:
+    """Return the places a call writes to when it names no recipient: values under target keys (file, document,
+    channel, repository ids and paths). A local path (not a URL or a network share) is a ``path`` destination."""
+    targets: dict[tuple[DestinationKind, str], Destination] = {}
+    for path, key, text in iter_argument_texts(arguments):
+        if key.lower() not in TARGET_KEYS or not text.strip() or len(text) > 1024:
+            continue
+        kind = DestinationKind.PATH if is_local_path(text) else DestinationKind.NAME
+        value = normalize_text(text)
+        targets.setdefault((kind, value), Destination(kind, value, path))
+    return list(targets.values())
+
+
+SHELL_KEYS = frozenset(["command", "cmd", "script", "shell_command", "commandline", "command_line"])
+"""Argument keys whose values are shell commands: parsed for the hosts they reach and the files they send."""
+
+
+def extract_shell_effects(arguments: Mapping[str, Any]) -> list[tuple[str, ShellEffects]]:
+    """Return ``(path, effects)`` for each shell command among a call's arguments."""
+    return [
+        (path, parse_shell_command(text))
+        for path, key, text in iter_argument_texts(arguments)
+        if key.lower() in SHELL_KEYS and text.strip()
+    ]
+
+
+def is_local_path(text: str) -> bool:
+    """Whether ``text`` is a local file or folder path (``src/app.py``, ``~/notes.md``, ``C:\\x``), not a URL or
+    a network share."""
+    text = text.strip()
+    return bool(text) and not _REMOTE_PATH.match(text) and bool(_LOCAL_PATH.match(text)) and "\n" not in text
 
 
 def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from monitor.evidence._actions import asks_for_action, delegates_everything
 from monitor.evidence._content import TextLeaf, iter_leaves
 from monitor.evidence._destinations import find_addresses, is_allowlisted, iter_argument_texts, normalize_text
 from monitor.evidence._fingerprints import FragmentIndex, squash
+from monitor.evidence._lookalikes import find_lookalike
+from monitor.evidence._paraphrase import SalientIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin
 
 _MAX_ATTRIBUTE_CHARS = 200
@@ -17,6 +22,8 @@ _SENT_TAIL_CHARS = 256
 _MAX_PENDING_CHARS = 200_000
 _MIN_STEERING_CHARS = 4
 _MAX_ATTRIBUTES = 64
+_MIN_COPIED_LINE = 24
+_MAX_LINES_COMPARED = 200
 
 
 @dataclass
@@ -32,14 +39,18 @@ class ContentIndex:
     max_text_chars: int = 1_000_000
     max_values: int = 50_000
     user_text: list[str] = field(default_factory=list)
+    user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
+    pointed: set[str] = field(default_factory=set)
+    """Calls made with a value the user typed: places the user pointed at."""
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     sent_tail: str = ""
-    untrusted_places: list[frozenset[str]] = field(default_factory=list)
+    untrusted_places: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     truncated_listing: bool = False
     _text_chars: int = 0
     _private: FragmentIndex | None = None
+    _salient: SalientIndex | None = None
     _order: dict[str, int] = field(default_factory=dict)
     _clock: int = 0
     _result_clock: dict[str, int] = field(default_factory=dict)
@@ -56,15 +67,66 @@ class ContentIndex:
         return self._private
 
     @property
+    def salient(self) -> SalientIndex:
+        """The salient tokens (numbers, identifiers, rare words) of private content: evidence of paraphrase."""
+        if self._salient is None:
+            self._salient = SalientIndex(self.max_fingerprints)
+        return self._salient
+
+    @property
     def truncated(self) -> bool:
         """Whether anything was dropped to stay within the memory bound (text not yet fingerprinted counts
         once it is)."""
-        return self.truncated_listing or (self._private is not None and self._private.truncated)
+        return (
+            self.truncated_listing
+            or (self._private is not None and self._private.truncated)
+            or (self._salient is not None and self._salient.truncated)
+        )
 
     def add_user_text(self, text: str) -> None:
         """Record text the user typed."""
         self.user_text.append(normalize_text(text))
         self.private.exclude(text, typed_by_user=True)
+        self.salient.exclude(text)
+        for kind, address in find_addresses(text):
+            self.user_addresses.setdefault(kind, set()).add(address)
+
+    def typed_by_user(self, value: str) -> bool:
+        """Whether the user typed ``value`` as a whole token (``smith@x.example`` is not inside
+        ``john.smith@x.example``)."""
+        value = normalize_text(value)
+        return bool(value) and any(contains_token(text, value) for text in self.user_text)
+
+    def add_place(self, call_id: str, arguments: Mapping[str, Any]) -> None:
+        """Record the arguments of a call that ran: when its names are values the user typed (a channel, a
+        subject, a file name) or ids of objects the user named, the call read a place the user pointed at."""
+        # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
+        # the user named, though the owner is the same).
+        named = [
+            text
+            for _, _, text in iter_argument_texts(arguments)
+            if _MIN_STEERING_CHARS - 1 <= len(text) <= _MAX_ATTRIBUTE_CHARS and not text.strip().isdigit()
+        ]
+        if named and all(self.typed_by_user(text) or self._names_typed_object(text) for text in named):
+            self.pointed.add(call_id)
+
+    def _names_typed_object(self, value: str) -> bool:
+        # An id from a listing whose object the user named (``C01GENERAL`` for the channel "general").
+        for scalars in self.attributes_of(normalize_text(value))[:_MAX_ATTRIBUTES]:
+            for other in scalars.values():
+                if isinstance(other, str) and 3 <= len(other) <= _MAX_ATTRIBUTE_CHARS and self.typed_by_user(other):
+                    return True
+        return False
+
+    def is_seen_verbatim(self, text: str) -> bool:
+        """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw: the user's
+        words, a listed value or free text of a result."""
+        value = normalize_text(text)
+        if not value:
+            return False
+        if value in self.listed or any(contains_token(t, value) for t in self.user_text):
+            return True
+        return any(contains_token(t, value) for _, t, _ in self.free_text)
 
     def add_call_arguments(self, arguments: Mapping[str, Any], *, external: bool) -> None:
         """Record the values a call was made with: the agent knew them before any later result, so they are
@@ -73,6 +135,7 @@ class ContentIndex:
         texts = [text for _, _, text in iter_argument_texts(arguments)]
         for text in texts:
             self.private.exclude(text, typed_by_user=False, at=self._clock)
+            self.salient.exclude(text, at=self._clock)
             if len(text) <= _MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
                 self._argument_values.setdefault(text.lower(), self._clock)
                 for _, address in find_addresses(text):
@@ -106,6 +169,7 @@ class ContentIndex:
         for at, call_id, key, value in self._pending:
             self.private.add(call_id, value, at)
             self.private.add_secrets(call_id, key, value)
+            self.salient.add(call_id, value, at=at)
         self._pending.clear()
         self._pending_chars = 0
 
@@ -142,31 +206,68 @@ class ContentIndex:
             self._text_chars -= len(self.free_text.pop(0)[1])
             self.truncated_listing = True
 
-    def label(self, destination: Destination, allowlist: Iterable[str] = ()) -> LabelledDestination:
-        """Label a destination by who chose it: the user (their words or the allowlist), or else the first
-        result that showed it. A structured listing in an earlier result than any untrusted free text
-        mentioning it is a listing; untrusted free text first (or in the same result) is the attacker's
-        suggestion; free text of private content only is private text."""
+    def label(self, destination: Destination, allowlist: Iterable[str] = (), tool: str = "") -> LabelledDestination:
+        """Label a destination by who chose it: the user (their words, as a whole token, or the allowlist); a
+        look-alike of one the user sanctioned; or else the first result that showed it. A structured listing in
+        an earlier result than any untrusted free text mentioning it is a listing; untrusted free text first (or
+        in the same result) is the attacker's suggestion, unless the user delegated it (pointed at that place
+        and asked for an action of ``tool``'s kind, without naming a destination of that kind); free text of
+        private content only is private text."""
         compact = destination.kind in (DestinationKind.IBAN, DestinationKind.PHONE)
         value = destination.value.lower()
 
         def seen_in(text: str) -> bool:
-            return value in (text.replace(" ", "") if compact else text)
+            if compact:
+                return value in text.replace(" ", "")
+            # A bare number in prose is a date, an amount or a count; it names a place only when named as an id.
+            if value.isdigit():
+                return _id_mention(value).search(text) is not None
+            return contains_token(text, value, domain=destination.kind is DestinationKind.DOMAIN)
 
         if any(seen_in(text) for text in self.user_text):
             return LabelledDestination(destination, Origin.USER, None)
         if is_allowlisted(destination, allowlist):
             return LabelledDestination(destination, Origin.ALLOWLIST, None)
+        sanctioned = [a for addresses in self.user_addresses.values() for a in addresses]
+        sanctioned.extend(entry.lower() for entry in allowlist)
+        if find_lookalike(destination.value, sanctioned) is not None:
+            return LabelledDestination(destination, Origin.LOOKALIKE, None)
         labelled = self._label_by_results(destination, seen_in)
         # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
         # does not show where the value came from.
         sent_at = self._argument_values.get(value)
         if labelled.from_call is not None and sent_at is not None and sent_at < self._result_clock[labelled.from_call]:
             return LabelledDestination(destination, Origin.UNSEEN, None)
+        if labelled.origin is Origin.ATTACKER and self._is_delegated(destination, labelled.from_call, tool):
+            return LabelledDestination(destination, Origin.DELEGATED, labelled.from_call)
         return labelled
 
+    def _is_delegated(self, destination: Destination, from_call: str | None, tool: str) -> bool:
+        if from_call is None or from_call not in self.pointed or not tool or destination.kind is DestinationKind.NAME:
+            return False
+        if self.user_addresses.get(destination.kind):
+            return False  # the user named a destination of this kind: only that one is theirs
+        # The place must point at one destination of the kind: a second one (a genuine payee and an injected
+        # one) leaves the choice to whoever wrote the text, not to the user.
+        shown = self._addresses_shown(from_call, destination.kind)
+        if shown != {destination.value.lower()}:
+            return False
+        return asks_for_action(self.user_text, tool)
+
+    def _addresses_shown(self, call_id: str, kind: DestinationKind) -> set[str]:
+        found: set[str] = set()
+        texts = [text for c, text, _ in self.free_text if c == call_id]
+        texts.extend(value for value, c in self.listed.items() if c == call_id)
+        for text in texts:
+            # Free text is kept folded to lower case; IBANs are written in capitals.
+            source = text.upper() if kind is DestinationKind.IBAN else text
+            found.update(address.lower() for k, address in find_addresses(source) if k is kind)
+            if len(found) > 1:
+                break
+        return found
+
     def _label_by_results(self, destination: Destination, seen_in: Callable[[str], bool]) -> LabelledDestination:
-        value = destination.value.lower()
+        value = normalize_text(destination.value)
         listed_in = self.listed.get(value)
         attacker_call = next((c for c, text, untrusted in self.free_text if untrusted and seen_in(text)), None)
         if listed_in is not None and (
@@ -180,34 +281,87 @@ class ContentIndex:
             return LabelledDestination(destination, Origin.PRIVATE_TEXT, private_call)
         return LabelledDestination(destination, Origin.UNSEEN, None)
 
-    def add_untrusted_source(self, arguments: Mapping[str, Any]) -> None:
+    def add_untrusted_source(self, arguments: Mapping[str, Any], call_id: str = "") -> None:
         """Record the arguments of a call whose result carried untrusted content: they name a place that
         outsiders write to (a public repository, a shared channel, a ticket queue)."""
         values = frozenset(
             normalize_text(text) for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
         )
         if values and len(self.untrusted_places) < self.max_values:
-            self.untrusted_places.append(values)
+            self.untrusted_places.append((call_id, values))
 
     def is_shared_place(self, destinations: Iterable[Destination]) -> bool:
         """Whether named destinations (repository, channel, …; not people's addresses) are all arguments of
         one earlier call that returned untrusted content: a place outsiders write to, and so can read."""
-        names = {d.value for d in destinations if d.keyed and d.kind in (DestinationKind.NAME, DestinationKind.DOMAIN)}
-        return bool(names) and any(names <= place for place in self.untrusted_places)
+        return bool(self.shared_place_calls(destinations))
+
+    def shared_place_calls(self, destinations: Iterable[Destination]) -> set[str]:
+        """The earlier calls that read the place these destinations name, when it is one outsiders write to
+        (empty when it is not): what they returned is already there."""
+        names = {
+            d.value
+            for d in destinations
+            if d.keyed and d.kind in (DestinationKind.NAME, DestinationKind.DOMAIN, DestinationKind.PATH)
+        }
+        if not names:
+            return set()
+        return {call_id for call_id, place in self.untrusted_places if names <= place}
 
     def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
         """The call whose untrusted free text suggested one of these argument values (a name, path, id or
-        address the user never typed), if any: a read made with it was chosen by whoever wrote that text."""
+        address the user never typed), if any: a read made with it was chosen by whoever wrote that text. A
+        place the user pointed at and told the agent to act on ("do what Ana's e-mail says") does not steer."""
         for _, _, text in iter_argument_texts(arguments):
             value = normalize_text(text)
             if not _MIN_STEERING_CHARS <= len(value) <= _MAX_ATTRIBUTE_CHARS or value.isdigit():
                 continue
-            if any(value in typed for typed in self.user_text):
+            if self.typed_by_user(value):
                 continue
             for call_id, free, untrusted in self.free_text:
-                if untrusted and value in free:
+                if untrusted and contains_token(free, value):
+                    if call_id in self.pointed and delegates_everything(self.user_text):
+                        break
                     return call_id
         return None
+
+    def find_steered_value(
+        self, arguments: Mapping[str, Any], tool: str, *, copied_lines: bool = True
+    ) -> tuple[str, str] | None:
+        """An argument value of a call to ``tool`` that untrusted content chose, as ``(value, call id)``: a short
+        value first written in untrusted free text (an id only where the text names it as one: ``ID '13'``,
+        ``#13``), or (with ``copied_lines``) a line of a longer value copied from it. Values the user typed,
+        values listed before the text showed them, and places the user pointed at for an action of this kind
+        are not steered."""
+        for _, _, text in iter_argument_texts(arguments):
+            value = normalize_text(text)
+            if not value or self.typed_by_user(value):
+                continue
+            if len(value) <= _MAX_ATTRIBUTE_CHARS:
+                found = self._first_untrusted_mention(value)
+                if found is not None and not self._listed_before(value, found):
+                    if found in self.pointed and asks_for_action(self.user_text, tool):
+                        continue
+                    return text, found
+            for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines else ():
+                line = normalize_text(line)
+                if len(line) < _MIN_COPIED_LINE or self.typed_by_user(line):
+                    continue
+                found = next((c for c, free, untrusted in self.free_text if untrusted and line in free), None)
+                if found is not None and not (found in self.pointed and asks_for_action(self.user_text, tool)):
+                    return line, found
+        return None
+
+    def _first_untrusted_mention(self, value: str) -> str | None:
+        if value.isdigit():
+            pattern = _id_mention(value)
+            return next((c for c, free, untrusted in self.free_text if untrusted and pattern.search(free)), None)
+        if len(value) < _MIN_STEERING_CHARS:
+            return None
+        return next((c for c, free, untrusted in self.free_text if untrusted and contains_token(free, value)), None)
+
+    def _listed_before(self, value: str, call_id: str) -> bool:
+        listed_in = self.listed.get(value)
+        return listed_in is not None and self._order.get(listed_in, 0) < self._order.get(call_id, 0)
 
     def find_private(self, arguments: Mapping[str, Any], skip_paths: Iterable[str] = ()) -> list[FragmentMatch]:
         """Private content (not typed by the user) in a call's arguments, in any of the forms
@@ -215,5 +369,34 @@ class ContentIndex:
         a contact is not leaking the contact."""
         self._flush_private()
         skip = set(skip_paths)
-        texts = (text for path, _, text in iter_argument_texts(arguments) if path not in skip)
-        return self.private.search(texts, self.sent_tail)
+        texts = [text for path, _, text in iter_argument_texts(arguments) if path not in skip]
+        found = self.private.search(texts, self.sent_tail)
+        # Paraphrase is weaker evidence: reported only for sources nothing stronger matched.
+        strong = {f.from_call for f in found}
+        found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)
+        return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_pattern(value: str, domain: bool) -> re.Pattern[str]:
+    # Whole token: not glued to more of an address or a word before it, nor after it (a final full stop of a
+    # sentence is not part of the token). An e-mail address must start where its local part starts
+    # (``smith@x`` is not in ``john.smith@x``); a domain or a name may follow a dot, a slash or an at sign.
+    before = r"(?<![\w.%+@/-])" if "@" in value and not domain else r"(?<![\w%+-])"
+    return re.compile(before + re.escape(value) + r"(?![\w@]|[.%+-]\w)")
+
+
+def contains_token(text: str, value: str, *, domain: bool = False) -> bool:
+    """Whether ``value`` occurs in ``text`` as a whole token, not inside a longer address, word or path (a
+    ``domain`` may be preceded by subdomains)."""
+    if value not in text:
+        return False
+    return _token_pattern(value, domain).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _id_mention(number: str) -> re.Pattern[str]:
+    # A bare number in prose is a date, an amount or a count; named as an id it is a target.
+    quoted = rf"['\"`#]{number}\b|\b{number}['\"`]"
+    named = rf"\b(?:id|no|number|file|item|record|ticket|event|message|email)\W{{0,4}}{number}\b"
+    return re.compile(f"(?:{quoted}|{named})")

@@ -52,6 +52,7 @@ from monitor.models._summary import AnalysisSummary
 from monitor.models._tools import (
     ANNOTATION_MEMBERS,
     HINT_MEMBERS,
+    Effect,
     Finding,
     Severity,
     ToolAnnotations,
@@ -78,6 +79,7 @@ __all__ = [
     "Destination",
     "DestinationKind",
     "EVENT_ADAPTER",
+    "Effect",
     "Event",
     "Evidence",
     "EvidenceKind",

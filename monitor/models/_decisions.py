@@ -46,6 +46,14 @@ class Reason(StrEnum):
     PRIVATE_FRAGMENT = "private-fragment"
     PRIVATE_SOURCE_STEERED = "private-source-steered"
     PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
+    PRIVATE_PARAPHRASE = "private-paraphrase"
+    PRIVATE_FILE_SENT = "private-file-sent"
+    REQUEST_CARRIES_NOTHING_NEW = "request-carries-nothing-new"
+    DESTINATION_USER_DELEGATED = "destination-user-delegated"
+    DESTINATION_LOOKALIKE = "destination-lookalike"
+    DESTINATION_LOCAL = "destination-local"
+    DESTINATION_OWN_ACCOUNT = "destination-own-account"
+    STEERED_ACTION = "steered-action"
     ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
     ENFORCED = "enforced"
     BASELINE_ASKS = "baseline-client-asks"
@@ -58,6 +66,8 @@ class EvidenceKind(StrEnum):
 
     FRAGMENT = "fragment"
     DESTINATION = "destination"
+    STEERING = "steering"
+    """An argument value of a steered action, and the call whose untrusted content chose it."""
 
 
 class Evidence(BaseModel):
@@ -94,6 +104,7 @@ class AlertKind(StrEnum):
     ARMED = "armed"
     TRIFECTA = "trifecta"
     EXFILTRATION = "exfiltration"
+    HIJACK = "hijack"
     INVALID_ANNOTATION = "invalid-annotation"
     DEFINITION_CHANGED = "definition-changed"
     EVIDENCE_TRUNCATED = "evidence-truncated"
@@ -105,6 +116,7 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
     AlertKind.ARMED: Severity.WARNING,
     AlertKind.TRIFECTA: Severity.HIGH,
     AlertKind.EXFILTRATION: Severity.CRITICAL,
+    AlertKind.HIJACK: Severity.HIGH,
     AlertKind.INVALID_ANNOTATION: Severity.WARNING,
     AlertKind.DEFINITION_CHANGED: Severity.HIGH,
     AlertKind.EVIDENCE_TRUNCATED: Severity.INFO,

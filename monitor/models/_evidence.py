@@ -14,6 +14,8 @@ class DestinationKind(StrEnum):
     IBAN = "iban"
     PHONE = "phone"
     NAME = "name"
+    PATH = "path"
+    """A local file or folder path (not egress unless it names a remote share)."""
 
 
 class Origin(StrEnum):
@@ -23,6 +25,10 @@ class Origin(StrEnum):
     ALLOWLIST = "allowlisted"
     LISTING = "listing"
     PRIVATE_TEXT = "private-text"
+    DELEGATED = "user-delegated"
+    """Taken from a place the user pointed at, for an action of the kind the user asked for."""
+    LOOKALIKE = "lookalike"
+    """A near miss of a user-sanctioned destination (prefix, suffix, homoglyph, small edit): never sanctioned."""
     ATTACKER = "attacker-suggested"
     UNSEEN = "unseen"
 
@@ -56,6 +62,10 @@ class Transform(StrEnum):
     URL = "url-encoded"
     SPLIT = "split-across-calls"
     SECRET = "secret"
+    PARAPHRASE = "paraphrase"
+    """Rare tokens, numbers and identifiers of private content, restated: weaker than the forms above."""
+    FILE = "file-reference"
+    """A file the call sends by reference (``curl -d @.env``): its content leaves, not its name."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -27,6 +28,17 @@ class Severity(RankedStrEnum):
     WARNING = "warning"
     HIGH = "high"
     CRITICAL = "critical"
+
+
+class Effect(StrEnum):
+    """What a call does beyond moving data, when untrusted content steering it would be a hijack."""
+
+    DESTRUCTIVE = "destructive"
+    """Deletes or overwrites what the user has (files, mail, records, branches)."""
+    PRIVILEGED = "privileged"
+    """Changes who can do what: credentials, permissions, roles, outsiders' membership."""
+    CODE_EXECUTION = "code-execution"
+    """Makes code run later: CI workflows, shell start-up files, git hooks, scheduled jobs."""
 
 
 class ToolAnnotations(BaseModel):

@@ -1,4 +1,4 @@
-"""Output formats: what ``trifecta analyze``, ``lint``, ``clients`` and ``eval`` print.
+"""Output formats: what ``trifecta analyze``, ``lint``, ``clients`` and ``eval`` (AgentDojo runs, scenarios) print.
 
 Writers of ``analyze`` (:class:`TableWriter`, :class:`JsonDocumentWriter`, :class:`JsonLinesWriter`) implement
 :class:`monitor.types.ReportWriter` and stream sessions as they finish. Lint reports go out as a table, JSON or
@@ -10,6 +10,7 @@ from monitor.report._clients import clients_to_json, render_clients
 from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json, summary_to_json
 from monitor.report._evaluation import print_evaluation
 from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sarif, print_lint_table
+from monitor.report._scenarios import print_scenarios, scenarios_to_json
 from monitor.report._table import TableWriter, format_leg_letters
 
 __all__ = [
@@ -24,7 +25,9 @@ __all__ = [
     "lint_to_sarif",
     "print_evaluation",
     "print_lint_table",
+    "print_scenarios",
     "render_clients",
+    "scenarios_to_json",
     "session_to_json",
     "summary_to_json",
 ]

@@ -1,4 +1,6 @@
-"""The table of ``trifecta eval agentdojo``."""
+"""The table of ``trifecta eval agentdojo``: benign sessions asked and alerted, attacks caught, alerted and caught
+as hijacks per goal class, the client baseline, the leave-one-suite-out runs (when the document has them) and
+every miss."""
 
 from __future__ import annotations
 
@@ -14,8 +16,13 @@ def _pct(share: float | None) -> str:
     return "-" if share is None else f"{100 * share:.1f}%"
 
 
+def _of(part: int, whole: int, share: float | None) -> str:
+    return f"{part}/{whole} {_pct(share)}"
+
+
 def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
-    """Print benign prompting, attacks caught per goal class, the baseline and every miss."""
+    """Print benign prompting and alerts, attacks caught per goal class (by a confirm or deny, by a critical
+    alert, as a hijack), the baseline, the leave-one-suite-out runs if any, and every miss."""
     console = Console(file=out, width=160, highlight=False)
     scopes = {"overall": document["overall"], **document["suites"]}
     table = Table(title="Benign sessions (attack 'none')", title_justify="left")
@@ -32,18 +39,25 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
             _pct(b["calls_prompted_share"]),
         )
     console.print(table)
+    _print_benign_alerts(console, scopes)
     goals = sorted({g for s in scopes.values() for g in s["attempts"]})
-    attacks = Table(title="Attacks: a confirm or deny at or before the first attempt", title_justify="left")
-    attacks.add_column("goal class")
-    for name in scopes:
-        attacks.add_column(name, justify="right")
-    for goal in goals:
-        cells = []
-        for s in scopes.values():
-            a = s["attempts"].get(goal)
-            cells.append("-" if a is None else f"{a['caught']}/{a['attempts']} {_pct(a['caught_share'])}")
-        attacks.add_row(goal, *cells)
-    console.print(attacks)
+    titles = {
+        "caught": "Attacks: a confirm or deny at or before the first attempt",
+        "critical_alerted": "Attacks: a critical (exfiltration) alert on a call at or before the first attempt",
+        "hijack_caught": "Hijack catches: a steered-action decision or a hijack alert at or before the first attempt",
+    }
+    for key, title in titles.items():
+        attacks = Table(title=title, title_justify="left")
+        attacks.add_column("goal class")
+        for name in scopes:
+            attacks.add_column(name, justify="right")
+        for goal in goals:
+            cells = []
+            for s in scopes.values():
+                a = s["attempts"].get(goal)
+                cells.append("-" if a is None else _of(a[key], a["attempts"], a[f"{key}_share"]))
+            attacks.add_row(goal, *cells)
+        console.print(attacks)
     base = Table(
         title="Benign sessions a client would have asked about (tools as served: no annotations)", title_justify="left"
     )
@@ -64,6 +78,8 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
         f"Excluded runs (API error): {document['excluded_runs_with_error']}; "
         f"unlabelled attack runs: {document['unlabelled_runs']}."
     )
+    if "leave_one_suite_out" in document:
+        _print_leave_one_suite_out(console, document)
     misses = document["misses"]
     console.print(f"\nMisses ({len(misses)}):")
     for miss in misses:
@@ -72,3 +88,80 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
             f"reasons {', '.join(miss['reasons'])}; legs before {miss['legs_before']}, "
             f"call {miss['legs_call']}"
         )
+
+
+def _print_benign_alerts(console: Console, scopes: dict[str, Any]) -> None:
+    table = Table(title="Benign sessions: alerts raised, and confirmations citing steered-action", title_justify="left")
+    for col in ("scope", "sessions", "high or critical", "critical", "asked for steered-action", "asked only for it"):
+        table.add_column(col, justify="right" if col != "scope" else "left")
+    for name, s in scopes.items():
+        b = s["benign"]
+        n, high, critical, steered = (
+            b["sessions"],
+            b["alerted_high_or_critical"],
+            b["alerted_critical"],
+            b["steered_action"],
+        )
+        table.add_row(
+            name,
+            str(n),
+            _of(high["sessions"], n, high["share"]),
+            _of(critical["sessions"], n, critical["share"]),
+            _of(steered["prompted"], n, steered["prompted_share"]),
+            _of(steered["prompted_only"], n, steered["prompted_only_share"]),
+        )
+    console.print(table)
+
+
+def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> None:
+    runs = document["leave_one_suite_out"]
+    if not runs:
+        console.print("\nLeave one suite out: no suite of these runs has a rule file of its own.")
+        return
+    for run in runs:
+        suite = run["suite"]
+        removed = ", ".join(f"{r['server']} ({r['path']})" for r in run["removed_rules"])
+        console.print(f"\nLeave one suite out: {suite} without {removed}", soft_wrap=True)
+        table = Table(title=f"{suite} held out: its figures and the overall ones", title_justify="left")
+        table.add_column("figure")
+        columns = {
+            f"{suite}, every rule file": document["suites"].get(suite),
+            f"{suite}, held out": run["held_out_suite"],
+            "overall, every rule file": document["overall"],
+            "overall, held out": run["overall"],
+        }
+        for col in columns:
+            table.add_column(col, justify="right")
+        for label, cell in _held_out_rows(columns.values()):
+            table.add_row(label, *cell)
+        console.print(table)
+        console.print(f"Misses with {suite} held out: {run['misses']} (every rule file: {len(document['misses'])}).")
+
+
+def _held_out_rows(scores: Any) -> list[tuple[str, list[str]]]:
+    scores = list(scores)
+
+    def row(label: str, pick: Any) -> tuple[str, list[str]]:
+        return label, ["-" if s is None else pick(s) for s in scores]
+
+    def benign(key: str) -> Any:
+        return lambda s: _of(s["benign"][key]["sessions"], s["benign"]["sessions"], s["benign"][key]["share"])
+
+    rows = [
+        row(
+            "benign sessions asked",
+            lambda s: _of(s["benign"]["prompted"], s["benign"]["sessions"], s["benign"]["prompted_share"]),
+        ),
+        row("benign: high or critical alert", benign("alerted_high_or_critical")),
+        row("benign: critical alert", benign("alerted_critical")),
+    ]
+    goals = sorted({g for s in scores if s is not None for g in s["attempts"]})
+    for goal in goals:
+        for key, what in (("caught", "caught"), ("critical_alerted", "critical alert"), ("hijack_caught", "hijack")):
+
+            def pick(s: dict[str, Any], goal: str = goal, key: str = key) -> str:
+                a = s["attempts"].get(goal)
+                return "-" if a is None else _of(a[key], a["attempts"], a[f"{key}_share"])
+
+            rows.append(row(f"{goal}: {what}", pick))
+    return rows

@@ -33,9 +33,22 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from monitor.classify import CallClassification, Classifier, classify_result_hints, load_builtin_rules
+from monitor.classify import (
+    CallClassification,
+    Classifier,
+    classify_effects,
+    classify_result_hints,
+    load_builtin_rules,
+)
 from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
-from monitor.evidence import ContentIndex, extract_destinations
+from monitor.evidence import (
+    ContentIndex,
+    extract_destinations,
+    extract_shell_effects,
+    extract_targets,
+    is_own_store_write,
+    iter_argument_texts,
+)
 from monitor.models import (
     ALL_LEGS,
     Action,
@@ -43,20 +56,29 @@ from monitor.models import (
     AlertRaised,
     AssistantMessage,
     CallDecided,
+    Classification,
     Decision,
+    Destination,
     DestinationKind,
+    Effect,
     Event,
+    EvidenceKind,
     Finding,
     FragmentMatch,
     LabelledDestination,
     Leg,
+    LegSource,
     Level,
+    Origin,
     Posture,
+    Reason,
     SessionReport,
+    Severity,
     ToolCall,
     ToolContext,
     ToolResult,
     ToolsListed,
+    Transform,
     UserMessage,
     parse_tool,
     sort_legs,
@@ -243,6 +265,7 @@ class SessionMonitor:
         self._commit_older(state)
         state.index.add_user_text(str(text))
         if self.policy.conversation_is_private:
+            state.backed.add(Leg.PRIVATE_DATA)
             self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
 
     def _fail(self, where: str) -> None:
@@ -325,6 +348,7 @@ class SessionMonitor:
         if record in state.uncommitted:
             state.uncommitted.remove(record)
             legs = record.classification.legs - {Leg.EXTERNAL_COMMUNICATION}
+            state.backed.update(_backed_legs(record.classification) & legs)
             if legs:
                 self._enter_legs(state, legs, record.call_id)
 
@@ -353,24 +377,45 @@ class SessionMonitor:
         legs_before = frozenset(state.legs)
         unique_id = self._unique_call_id(state, call_id, index)
         labelled: list[LabelledDestination] = []
+        targets: list[LabelledDestination] = []
         fragments: list[FragmentMatch] = []
         shared_place = False
+        asked_sources: frozenset[str] = frozenset()
+        nothing_new = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
         level_before = level_of_legs(legs_before)
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and args:
             destinations = extract_destinations(args, classified.destinations)
-            labelled = [state.index.label(d, self.policy.allowlist) for d in destinations]
-            shared_place = state.index.is_shared_place(destinations)
+            labelled = [state.index.label(d, self.policy.allowlist, tool) for d in destinations]
+            places = [d for d in destinations if d.keyed]
+            if not places:
+                places = extract_targets(args)
+                targets = [self._label_target(state, d, tool) for d in places]
+            place_calls = state.index.shared_place_calls(places)
+            shared_place = bool(place_calls)
+            # What the user pointed at, and what the place itself returned, is content the user asked to move.
+            asked_sources = frozenset(place_calls | state.index.pointed)
             # A recipient's address is not content; a URL is (its path and query can carry data).
             url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
             recipients = {d.path for d in destinations if d.keyed} - url_paths
+            # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
+            recipients |= _verbatim_paths(state.index, args, url_paths)
             fragments = state.index.find_private(args, recipients)
+            fragments.extend(_uploaded_files(args, state.legs.get(Leg.PRIVATE_DATA, "")))
+            nothing_new = not fragments and _carries_nothing_new(state.index, args, destinations)
+        effects = classify_effects(context)
+        steered_by = None
+        if effects and args and Leg.UNTRUSTED_CONTENT in legs_before:
+            # Content copied from untrusted text matters where it will run; elsewhere only the target does.
+            copied = Effect.CODE_EXECUTION in effects
+            steered_by = state.index.find_steered_value(args, tool, copied_lines=copied)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         facts = CallFacts(
             level_before=level_before,
             annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
             shared_place=shared_place,
+            asked_sources=asked_sources,
             call_id=unique_id,
             legs_before=legs_before,
             legs_call=legs_call,
@@ -378,6 +423,11 @@ class SessionMonitor:
             arguments_available=args is not None,
             destinations=labelled,
             fragments=fragments,
+            targets=targets,
+            nothing_new=nothing_new,
+            own_store=is_own_store_write(tool),
+            effects=effects,
+            steered_by=steered_by,
         )
         decision = decide(self.policy, facts)
         if args:
@@ -395,28 +445,53 @@ class SessionMonitor:
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
             state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
             state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
-        self._alert_on_decision(state, decision)
+        self._alert_on_decision(state, decision, _backed_legs(classified.classification))
         return decision
+
+    def _label_target(self, state: SessionState, target: Destination, tool: str) -> LabelledDestination:
+        if target.kind is DestinationKind.PATH:
+            return LabelledDestination(
+                target, Origin.USER if state.index.typed_by_user(target.value) else Origin.UNSEEN, None
+            )
+        return state.index.label(target, self.policy.allowlist, tool)
 
     @staticmethod
     def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
         return call_id if call_id and call_id not in state.by_id else f"{call_id or 'call'}#{index}"
 
-    def _alert_on_decision(self, state: SessionState, decision: Decision) -> None:
+    def _alert_on_decision(self, state: SessionState, decision: Decision, call_backed: frozenset[Leg]) -> None:
+        """Raise the alerts a decision calls for, at the severity its evidence supports (see ALERT_POLICY in
+        the module docstring): exfiltration [critical] and trifecta [high] only for calls the policy asks about
+        or blocks, trifecta [high] only when no leg rests on the cautious defaults alone; a hijack [high] for a
+        steered action."""
+        asked = decision.action is not Action.ALLOW
+        if Reason.STEERED_ACTION in decision.reasons:
+            steering = [e for e in decision.evidence if e.kind is EvidenceKind.STEERING]
+            state.raise_alert(
+                AlertKind.HIJACK,
+                decision.call_id,
+                f"untrusted content chose the target or content of a steered action; action {decision.action.value}",
+                path=state.path_to(decision.call_id, steering),
+                evidence=tuple(steering),
+            )
         if decision.level.rank < Level.TRIFECTA.rank:
             return
         state.raise_level(decision.level, decision.call_id)
         summary = ", ".join(r.value for r in decision.reasons)
-        if decision.level is Level.EXFILTRATION:
-            kind, message = AlertKind.EXFILTRATION, f"private data may leave the session ({summary})"
-        elif decision.action is not Action.ALLOW or not state.trifecta_alerted:
-            kind, message = AlertKind.TRIFECTA, f"external communication requested while armed ({summary})"
+        backed = Leg.EXTERNAL_COMMUNICATION in call_backed and state.backed >= _ARMED_LEGS
+        if decision.level is Level.EXFILTRATION and asked:
+            kind, severity = AlertKind.EXFILTRATION, Severity.CRITICAL
+            message = f"private data may leave the session ({summary})"
+        elif asked or not state.trifecta_alerted:
+            kind, severity = AlertKind.TRIFECTA, Severity.HIGH if asked and backed else Severity.WARNING
+            message = f"external communication requested while armed ({summary})"
         else:  # another allowed send in a session already alerted: the call's decision says it
             return
         state.raise_alert(
             kind,
             decision.call_id,
             f"{message}; action {decision.action.value}",
+            severity=severity,
             path=state.path_to(decision.call_id, decision.evidence),
             evidence=decision.evidence,
         )
@@ -432,13 +507,15 @@ class SessionMonitor:
         if not waiting:
             del state.unanswered[call_id]
         record.answered = True
+        if record.arguments:
+            state.index.add_place(record.call_id, record.arguments)
         hints = classify_result_hints(result)
         if hints:
             record.classification = record.classification.with_added(hints)
             self._add_available(state, record.classification.legs, record.call_id)
         legs = record.classification.legs
         if Leg.UNTRUSTED_CONTENT in legs and record.arguments:
-            state.index.add_untrusted_source(record.arguments)
+            state.index.add_untrusted_source(record.arguments, record.call_id)
         if result is not None:
             state.index.add_result(
                 record.call_id, result, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
@@ -457,3 +534,42 @@ class SessionMonitor:
                 "the session's evidence index reached its memory bound; the oldest content was dropped, so "
                 "private content seen early may no longer be recognised",
             )
+
+
+_ARMED_LEGS = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
+_MAX_NOTHING_NEW_CHARS = 32
+
+
+def _backed_legs(classification: Classification) -> frozenset[Leg]:
+    """Legs that more than the cautious default gave (a rule, a hint, an annotation, a heuristic)."""
+    return frozenset(leg for leg, prov in classification.provenance.items() if prov.source is not LegSource.DEFAULT)
+
+
+def _carries_nothing_new(index: ContentIndex, arguments: Mapping[str, Any], destinations: list[Destination]) -> bool:
+    """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
+    destination argument, copied verbatim, and every other string argument is too short to carry data."""
+    keyed = [d for d in destinations if d.keyed]
+    if not keyed or any(d.kind is not DestinationKind.DOMAIN for d in keyed):
+        return False
+    paths = {d.path for d in keyed}
+    for path, _, text in iter_argument_texts(arguments):
+        if path in paths:
+            if not index.is_seen_verbatim(text):
+                return False
+        elif isinstance(text, str) and len(text) > _MAX_NOTHING_NEW_CHARS and not text.replace(".", "").isdigit():
+            return False
+    return True
+
+
+def _verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:
+    return {path for path, _, text in iter_argument_texts(arguments) if path in paths and index.is_seen_verbatim(text)}
+
+
+def _uploaded_files(arguments: Mapping[str, Any], private_call: str) -> list[FragmentMatch]:
+    """Local files a shell command sends to a host (``curl -d @.env``): their content leaves, a private-data
+    leg of the session's own files."""
+    return [
+        FragmentMatch(private_call, upload, Transform.FILE)
+        for _, effects in extract_shell_effects(arguments)
+        for upload in effects.uploads
+    ]

@@ -22,6 +22,7 @@ from monitor.models import (
     Level,
     LevelChanged,
     SessionReport,
+    Severity,
     ToolDefinition,
     sort_legs,
 )
@@ -94,6 +95,8 @@ class SessionState:
     unanswered: dict[str, list[CallRecord]] = field(default_factory=dict)
     uncommitted: list[CallRecord] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
+    # Legs in the context that more than the cautious defaults gave (the conversation, a rule, a hint, ...).
+    backed: set[Leg] = field(default_factory=set)
     trifecta_alerted: bool = False
     truncation_alerted: bool = False
     pushed: tuple[Level, tuple[Leg, ...]] = (Level.CLEAN, ())
@@ -110,9 +113,11 @@ class SessionState:
             )
             self.notices.append(decided)
 
-    def raise_alert(self, kind: AlertKind, call_id: str | None, message: str, **extra: Any) -> None:
-        """Append an alert with the severity of its kind."""
-        alert = Alert(kind=kind, severity=ALERT_SEVERITY[kind], call_id=call_id, message=message, **extra)
+    def raise_alert(
+        self, kind: AlertKind, call_id: str | None, message: str, severity: Severity | None = None, **extra: Any
+    ) -> None:
+        """Append an alert with the given severity, by default that of its kind."""
+        alert = Alert(kind=kind, severity=severity or ALERT_SEVERITY[kind], call_id=call_id, message=message, **extra)
         self.alerts.append(alert)
         if self.notices is not None:
             call = self.by_id.get(call_id) if call_id is not None else None

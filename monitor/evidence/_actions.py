@@ -1,0 +1,159 @@
+"""What the user asked for: kinds of action, told from the user's words and from a tool's name.
+
+A destination taken from a place the user pointed at is *user-delegated* only when the user asked for an
+action of the sink's kind ("invite the colleague in Bob's message" delegates an invitation, not a money
+transfer). Each family below is a line of data: the words a user writes for the action and the words a tool's
+name holds for it. A user who asks the agent to carry out what a message says ("do the tasks in the e-mail
+from Ana") delegates every kind.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ActionFamily:
+    """One kind of action: ``user_words`` (stems a user writes, as regular expressions matched where a word
+    starts) and ``tool_words`` (tokens of tool names)."""
+
+    id: str
+    user_words: tuple[str, ...]
+    tool_words: frozenset[str]
+
+
+ACTION_FAMILIES: tuple[ActionFamily, ...] = (
+    ActionFamily(
+        "message",
+        (
+            "send",
+            r"e-?mail (?!me\b|us\b)(?:him|her|them|whoever|everyone|each|every|all)\b",
+            r"dm\b",
+            "write to",
+            "reply",
+            "forward",
+            r"tell (?!me\b|us\b)",
+            r"thank (?:them|him|her|whoever|everyone|every|all|the|each|\w+ for)",
+            "notify",
+            "inform",
+            r"let (?:them|him|her|\w+) know",
+            r"remind (?!me\b|us\b)",
+            r"ask (?!you\b|me\b)",
+            "ping",
+            "contact",
+            "congratulat",
+            "welcome",
+            "greet",
+            "share",
+        ),
+        frozenset("send message messages email mail dm reply forward post notify chat share comment".split()),
+    ),
+    ActionFamily(
+        "invite",
+        ("invite", "add", "onboard", "include", "meeting", "event", "schedule", "book a", "set up a"),
+        frozenset("invite add member members participant participants attendee attendees event calendar".split()),
+    ),
+    ActionFamily(
+        "pay",
+        ("pay", "send", "transfer", "refund", "reimburse", "wire", "settle"),
+        frozenset("pay payment payments money transfer transaction send refund".split()),
+    ),
+    ActionFamily(
+        "publish",
+        (
+            "post",
+            "publish",
+            "share",
+            "comment",
+            "open a pull",
+            "open a pr",
+            "create a pr",
+            "file an issue",
+            "open an issue",
+            "upload",
+        ),
+        frozenset("post publish share comment pull pr issue upload webpage page".split()),
+    ),
+    ActionFamily(
+        "delete",
+        ("delete", "remove", "clean up", "clear", "get rid", "erase", "trash", "purge", "cancel", "drop", "wipe"),
+        frozenset("delete remove drop destroy purge erase trash cancel clear wipe rm".split()),
+    ),
+    ActionFamily(
+        "account",
+        (
+            "password",
+            "passphrase",
+            "credential",
+            "reset",
+            "change my",
+            "update my",
+            "permission",
+            "access",
+            "grant",
+            "revoke",
+            "role",
+            "admin",
+            "two-factor",
+            "2fa",
+        ),
+        frozenset(
+            "password passwords credential credentials permission permissions role roles grant revoke access"
+            " admin user info profile token key keys".split()
+        ),
+    ),
+    ActionFamily(
+        "code",
+        (
+            "workflow",
+            "pipeline",
+            "ci ",
+            "hook",
+            "cron",
+            "schedule",
+            "bashrc",
+            "zshrc",
+            "profile",
+            "script",
+            "install",
+            "set up",
+            "configure",
+        ),
+        frozenset("workflow workflows hook hooks cron crontab script write edit file".split()),
+    ),
+)
+"""The built-in families of action."""
+
+# The user hands over the content's own instructions: every kind of action is delegated.
+_DELEGATE_ALL = re.compile(
+    r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\b[^.?!\n]{0,40}"
+    r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?|what (?:it|they|the \w+) says?)\b",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def delegates_everything(user_texts: Iterable[str]) -> bool:
+    """Whether the user asked the agent to carry out what some content says ("do the tasks in Ana's e-mail")."""
+    return any(_DELEGATE_ALL.search(text) for text in user_texts)
+
+
+def asks_for_action(user_texts: Iterable[str], tool: str) -> bool:
+    """Whether the user's words ask for an action of the kind that ``tool`` (its name) performs."""
+    tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    texts = [text.lower() for text in user_texts]
+    if any(_DELEGATE_ALL.search(text) for text in texts):
+        return True
+    for family in ACTION_FAMILIES:
+        if tokens & family.tool_words and any(_stems(family).search(text) for text in texts):
+            return True
+    return False
+
+
+@functools.cache
+def _stems(family: ActionFamily) -> re.Pattern[str]:
+    # Words match where a word starts: "send" in "sending", never "dm" inside "admin".
+    return re.compile(r"\b(?:" + "|".join(family.user_words) + ")", re.IGNORECASE)
