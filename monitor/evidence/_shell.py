@@ -107,6 +107,16 @@ class _Walker:
         self.substitution_flows[index] = flow
         return flow
 
+    def literal(self, index: int) -> str | None:
+        """The output of a substitution when the command spells it out (``$(echo x)``, ``$(cat <<EOF ...)``)
+        and it carries nothing else; None when it is only known at run time."""
+        flow = self.substitution_flows.get(index)
+        if flow is None or flow.text is None or flow.files or flow.names or flow.data or flow.unknown or flow.remote:
+            return None
+        if "$" in flow.text or "`" in flow.text:
+            return None
+        return flow.text.rstrip("\n")
+
     def finish(self, run: Run) -> None:
         for index in range(len(self.lexed.substitutions)):
             self.substitution(run, index)
@@ -114,14 +124,19 @@ class _Walker:
     def expand(self, run: Run, tok: Token, *, split: bool = True) -> list[Arg]:
         """A word's values: substitutions walked, known variables put in, braces expanded."""
         text = tok.text
-        flow = NO_FLOW
-        dynamic = False
+        flows = []
+        dynamic = substituted = False
+        for match in SUBSTITUTION.finditer(tok.text):
+            flows.append(self.substitution(run, int(match.group(1))))
+            literal = self.literal(int(match.group(1)))
+            if literal is None:
+                dynamic = True
+            else:
+                text = text.replace(match.group(), literal, 1)
+                substituted = True
+        flow = merge(flows)
         whole = SUBSTITUTION.fullmatch(text) is not None
-        for match in SUBSTITUTION.finditer(text):
-            flow = flow | self.substitution(run, int(match.group(1)))
-            dynamic = True
         variants = [text]
-        substituted = False
         for match in _VARIABLE.finditer(text):
             name = match.group(1) or match.group(2)
             variable = run.context.variables.get(name)
@@ -206,7 +221,7 @@ class _Walker:
             assignments.append((match.group(1), value))
         args = [arg for tok in words for arg in self.expand(run, tok)]
         targets = [r.target for r in cmd.redirects if r.target is not None]
-        if any(self._kind(m) == "command" for t in words + targets for m in SUBSTITUTION.finditer(t.text)):
+        if any(self._computed(run, m) for t in words + targets for m in SUBSTITUTION.finditer(t.text)):
             run.opaque("a command substitution's output feeds an argument")
         inner = _child(run, run.context, stdin)
         inner.stdin = self.inputs(inner, cmd.redirects, stdin)
@@ -224,9 +239,13 @@ class _Walker:
         out = _dispatch(inner, args)
         return self.outputs(inner, cmd.redirects, out)
 
-    def _kind(self, match: re.Match[str]) -> str:
+    def _computed(self, run: Run, match: re.Match[str]) -> bool:
+        """Whether a command substitution's output is only known at run time."""
         index = int(match.group(1))
-        return self.lexed.substitutions[index].kind if index < len(self.lexed.substitutions) else ""
+        if index >= len(self.lexed.substitutions) or self.lexed.substitutions[index].kind != "command":
+            return False
+        self.substitution(run, index)
+        return self.literal(index) is None
 
     def inputs(self, run: Run, redirects: list[Redirect], stdin: Flow) -> Flow:
         """Standard input after the input redirections (whose effects are recorded)."""

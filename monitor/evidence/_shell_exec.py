@@ -313,7 +313,8 @@ def _echo(run: Run, name: str, args: list[Arg]) -> Flow:
         while args and re.fullmatch(r"-[neE]+", args[0].text):
             args = args[1:]
     flow = merge(replace(arg.flow, text=None) for arg in args)
-    out = replace(flow, text=" ".join(a.text for a in args))
+    formatted = name == "printf" and bool(args) and any(c in args[0].text for c in "%\\")
+    out = flow if formatted else replace(flow, text=" ".join(a.text for a in args))
     for target in option_values(options, "-v"):
         run.context.variables[target.text] = Variable(None, flow)
         return NO_FLOW
