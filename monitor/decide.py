@@ -135,7 +135,7 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     one. Pure: the same facts always give the same decision. Never raises on valid facts."""
     decision = decide_trifecta(policy, facts)
     if policy.hijack and facts.effects and facts.steered_by is not None:
-        decision = _confirm_hijack(decision, facts)
+        decision = _confirm_hijack(decision, facts.effects, facts.steered_by)
     if policy.baseline is None:
         return decision
     client = decide_for_client(policy.baseline, facts.annotations or ToolAnnotations())
@@ -254,14 +254,13 @@ def _target_reason(target: LabelledDestination) -> Reason:
     return _SANCTIONED_REASON[target.origin]
 
 
-def _confirm_hijack(decision: Decision, facts: CallFacts) -> Decision:
+def _confirm_hijack(decision: Decision, effects: frozenset[Effect], steered_by: tuple[str, str]) -> Decision:
     """A destructive, privileged or code-execution call whose target or content untrusted content chose."""
-    assert facts.steered_by is not None
-    value, source = facts.steered_by
+    value, source = steered_by
     evidence = Evidence(
         kind=EvidenceKind.STEERING,
         from_call=source,
-        detail=f"{value[:200]} ({', '.join(sorted(e.value for e in facts.effects))})",
+        detail=f"{value[:200]} ({', '.join(sorted(e.value for e in effects))})",
     )
     action = decision.action if decision.action.rank > Action.CONFIRM.rank else Action.CONFIRM
     return decision.model_copy(

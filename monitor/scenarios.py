@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
 
 from monitor.decide import Policy
+from monitor.ingest import find_duplicate_key, find_yaml_line
 from monitor.models import Action, AlertKind, Decision, Level, Posture, Reason, RecordError, Severity
 from monitor.session import SessionMonitor
 
@@ -340,7 +341,7 @@ def load_scenario_file(path: str | Path) -> Scenario | RecordError:
         return RecordError(source=f"{path}:{line}", message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
     if not isinstance(node, yaml.MappingNode):
         return RecordError(source=f"{path}:1", message="a scenario file is a mapping")
-    duplicate = _find_duplicate_key(node)
+    duplicate = find_duplicate_key(node)
     if duplicate is not None:
         return RecordError(source=f"{path}:{duplicate[1]}", message=f"duplicate key {duplicate[0]!r}")
     data = yaml.safe_load(text)
@@ -354,46 +355,12 @@ def load_scenario_file(path: str | Path) -> Scenario | RecordError:
         if err["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
         more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-        return RecordError(source=f"{path}:{_line_of(node, loc)}", message=f"{where}: {message}{more}")
-    source = f"{path}:{_line_of(node, ('id',))}"
+        return RecordError(source=f"{path}:{find_yaml_line(node, loc)}", message=f"{where}: {message}{more}")
+    source = f"{path}:{find_yaml_line(node, ('id',))}"
     if scenario.id != path.stem:
         return RecordError(source=source, message=f"id {scenario.id!r} differs from the file name {path.stem!r}")
     scenario._source = str(path)
     return scenario
-
-
-def _find_duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, yaml.MappingNode):
-            seen: set[str] = set()
-            for key, value in current.value:
-                if str(key.value) in seen:
-                    return str(key.value), key.start_mark.line + 1
-                seen.add(str(key.value))
-                stack.append(value)
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
-    return None
-
-
-def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int:
-    """The line (1-based) of the deepest node an error location reaches; union tags in it are skipped."""
-    line = node.start_mark.line + 1
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
-            if match is None:
-                continue
-            line = match[0].start_mark.line + 1
-            node = match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
 
 
 def build_scenario_schema() -> dict[str, Any]:

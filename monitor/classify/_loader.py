@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from monitor.classify._overrides import LoadedRule, RuleSet
 from monitor.classify._rules import RuleFile
 from monitor.errors import RuleLoadError
+from monitor.ingest import find_duplicate_key, find_yaml_line
 
 RULE_SUFFIXES = (".yaml", ".yml")
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -79,7 +80,7 @@ def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
     if node is None:
         problems.append(f"{path}:1: empty rule file")
         return None
-    duplicate = _first_duplicate_key(node)
+    duplicate = find_duplicate_key(node)
     if duplicate is not None:
         key, line = duplicate
         problems.append(f"{path}:{line}: duplicate key {key!r}")
@@ -97,55 +98,19 @@ def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
             message = err["msg"].removeprefix("Value error, ")
             if err["type"] == "extra_forbidden":
                 message = f"unknown key {loc[-1]!r}"
-            problems.append(f"{path}:{_line_of(node, loc)}: {where}: {message}")
+            problems.append(f"{path}:{find_yaml_line(node, loc)}: {where}: {message}")
         return None
     seen_matches: set[str] = set()
     for i, entry in enumerate(rule.tools):
         if entry.match in seen_matches:
             problems.append(
-                f"{path}:{_line_of(node, ('tools', i, 'match'))}: tools.{i}.match: {entry.match!r} "
+                f"{path}:{find_yaml_line(node, ('tools', i, 'match'))}: tools.{i}.match: {entry.match!r} "
                 "appears twice; the first entry would always win"
             )
             return None
         seen_matches.add(entry.match)
-    lines = {"id": _line_of(node, ("id",)), "server": _line_of(node, ("server",))}
+    lines = {"id": find_yaml_line(node, ("id",)), "server": find_yaml_line(node, ("server",))}
     return LoadedRule(rule, path, lines)
-
-
-def _first_duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[Any] = set()
-        for key, value in node.value:
-            if key.value in seen:
-                return str(key.value), key.start_mark.line + 1
-            seen.add(key.value)
-            found = _first_duplicate_key(value)
-            if found:
-                return found
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            found = _first_duplicate_key(item)
-            if found:
-                return found
-    return None
-
-
-def _line_of(node: yaml.Node, loc: tuple[Any, ...]) -> int:
-    """The line of the deepest node the error location reaches (1-based)."""
-    line = node.start_mark.line + 1
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
-            if match is None:
-                break
-            line = match[0].start_mark.line + 1
-            node = match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
 
 
 def _check_set(loaded: list[LoadedRule], problems: list[str]) -> None:

@@ -149,7 +149,7 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
     for path, key, text in iter_argument_texts(arguments):
         if key.lower() in SHELL_KEYS:
             # A command reaches the hosts it names; the words around them are not addresses it sends to.
-            for host in parse_shell_command(text).hosts:
+            for host in _parse_command(text).hosts:
                 value = registrable_domain(host)
                 keyed.setdefault((DestinationKind.DOMAIN, value), Destination(DestinationKind.DOMAIN, value, path))
             continue
@@ -208,10 +208,24 @@ SHELL_KEYS = frozenset(["command", "cmd", "script", "shell_command", "commandlin
 def extract_shell_effects(arguments: Mapping[str, Any]) -> list[tuple[str, ShellEffects]]:
     """Return ``(path, effects)`` for each shell command among a call's arguments."""
     return [
-        (path, parse_shell_command(text))
+        (path, _parse_command(text))
         for path, key, text in iter_argument_texts(arguments)
         if key.lower() in SHELL_KEYS and text.strip()
     ]
+
+
+_MAX_CACHED_COMMAND = 20_000
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_cached(text: str) -> ShellEffects:
+    return parse_shell_command(text)
+
+
+def _parse_command(text: str) -> ShellEffects:
+    # One call's command is read for its hosts, its uploads and its effects: parse it once. Long commands are
+    # not kept, so the cache stays small.
+    return _parse_cached(text) if len(text) <= _MAX_CACHED_COMMAND else parse_shell_command(text)
 
 
 def is_local_path(text: str) -> bool:

@@ -20,6 +20,8 @@ from rapidfuzz.distance import Levenshtein
 MAX_EDITS = 2
 """Two addresses this many single-character edits apart (or fewer) look alike."""
 _MIN_LENGTH = 6
+# No address is longer (an e-mail address is at most 254 characters); a longer value imitates none.
+_MAX_LENGTH = 320
 # Below this length an added prefix or suffix changes too little to tell an imitation from another name.
 _MIN_AFFIX_LENGTH = 5
 
@@ -53,6 +55,8 @@ def find_lookalike(value: str, sanctioned: Iterable[str]) -> str | None:
 
     Equal addresses (after case folding) are not look-alikes: they are the same address.
     """
+    if len(value) > _MAX_LENGTH:
+        return None
     plain = value.casefold()
     shape = skeleton(value)
     for other in sanctioned:

@@ -318,6 +318,10 @@ class Run:
         self.host(host_of_url(text, default_scheme) or "", dynamic=isinstance(arg, Arg) and arg.dynamic)
 
 
+Handler = Callable[[Run, str, list[Arg]], Flow]
+"""How a program's command line is read: the run so far, the program's name and its arguments, to the flow out."""
+
+
 _COMMAND_ENV = frozenset(
     """GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER MANPAGER EDITOR VISUAL GIT_EDITOR GIT_EXTERNAL_DIFF GIT_ASKPASS
     SSH_ASKPASS PROMPT_COMMAND GIT_PROXY_COMMAND""".split()

@@ -11,7 +11,6 @@ or print it (``env``, ``set``, ``history``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import replace
 
 from monitor.evidence._shell_core import (
@@ -19,6 +18,7 @@ from monitor.evidence._shell_core import (
     UNKNOWN_FLOW,
     Arg,
     Flow,
+    Handler,
     Run,
     Variable,
     check_environment,
@@ -27,8 +27,6 @@ from monitor.evidence._shell_core import (
     option_values,
     split_options,
 )
-
-Handler = Callable[[Run, str, list[Arg]], Flow]
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>`)]+", re.IGNORECASE)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
 
 from monitor.evidence._shell_core import (
     NO_FLOW,
@@ -16,6 +15,7 @@ from monitor.evidence._shell_core import (
     UNKNOWN_FLOW,
     Arg,
     Flow,
+    Handler,
     Run,
     has_option,
     host_of_url,
@@ -25,8 +25,6 @@ from monitor.evidence._shell_core import (
 )
 from monitor.evidence._shell_git import git
 from monitor.evidence._shell_services import SERVICE_HANDLERS
-
-Handler = Callable[[Run, str, list[Arg]], Flow]
 
 _CURL_SHORT = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
 _CURL_LONG = frozenset(

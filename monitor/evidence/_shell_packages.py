@@ -11,21 +11,19 @@ test``, ``cargo build``, ``go test``) stays local, and what they print is the pr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from monitor.evidence._shell_core import (
     NO_FLOW,
     REMOTE_FLOW,
     Arg,
     Flow,
+    Handler,
     Run,
     has_option,
     option_values,
     split_options,
 )
 from monitor.evidence._shell_exec import inline_code
-
-Handler = Callable[[Run, str, list[Arg]], Flow]
 
 _PROJECT = Flow(files=(".",))
 _PIP_LONG = frozenset(

@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Callable
 
 from monitor.evidence._shell_core import (
     NO_FLOW,
     Arg,
     Flow,
+    Handler,
     Run,
     has_option,
     merge,
@@ -23,8 +23,6 @@ from monitor.evidence._shell_core import (
     split_options,
 )
 from monitor.evidence._shell_exec import EXEC_HANDLERS
-
-Handler = Callable[[Run, str, list[Arg]], Flow]
 
 # Programs that print the files they are given (standard input without files): the short options that take a
 # value, and the long ones.

@@ -11,21 +11,19 @@ print-access-token``) print private data.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from monitor.evidence._shell_core import (
     NO_FLOW,
     REMOTE_FLOW,
     Arg,
     Flow,
+    Handler,
     Run,
     has_option,
     option_values,
     split_options,
 )
 from monitor.evidence._shell_packages import PACKAGE_HANDLERS
-
-Handler = Callable[[Run, str, list[Arg]], Flow]
 
 _CREDENTIALS = Flow(data=("<credentials>",))
 _GH_SHORT = "RbFtdfHXlamBqTDOLSsArn"

@@ -13,6 +13,7 @@ from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
 from monitor.ingest._mcp import read_mcp, read_mcp_stream
 from monitor.ingest._otlp import read_otlp, read_otlp_stream
 from monitor.ingest._toolslist import ToolList, ToolListProblem, parse_tool_list, read_tool_list, read_tool_lists
+from monitor.ingest._yaml import find_duplicate_key, find_yaml_line
 from monitor.models import Record, RecordError, RecordStream, SessionEnd
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "ToolList",
     "ToolListProblem",
     "detect_format",
+    "find_duplicate_key",
+    "find_yaml_line",
     "iter_run_files",
     "parse_tool_list",
     "read_agentdojo",

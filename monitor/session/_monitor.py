@@ -399,13 +399,15 @@ class SessionMonitor:
             url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
             recipients = {d.path for d in destinations if d.keyed} - url_paths
             # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
-            recipients |= _verbatim_paths(state.index, args, url_paths)
-            fragments = state.index.find_private(args, recipients)
+            verbatim = _verbatim_paths(state.index, args, url_paths)
+            fragments = state.index.find_private(args, recipients | verbatim)
             fragments.extend(_uploaded_files(args, state.legs.get(Leg.PRIVATE_DATA, "")))
-            nothing_new = not fragments and _carries_nothing_new(state.index, args, destinations)
-        effects = classify_effects(context)
+            nothing_new = not fragments and _carries_nothing_new(args, destinations, verbatim)
+        # A steered action needs untrusted content in the context: only then are its effects worth reading.
+        steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
+        effects = classify_effects(context) if steerable else frozenset()
         steered_by = None
-        if effects and args and Leg.UNTRUSTED_CONTENT in legs_before:
+        if effects and args:
             # Content copied from untrusted text matters where it will run; elsewhere only the target does.
             copied = Effect.CODE_EXECUTION in effects
             steered_by = state.index.find_steered_value(args, tool, copied_lines=copied)
@@ -545,20 +547,18 @@ def _backed_legs(classification: Classification) -> frozenset[Leg]:
     return frozenset(leg for leg, prov in classification.provenance.items() if prov.source is not LegSource.DEFAULT)
 
 
-def _carries_nothing_new(index: ContentIndex, arguments: Mapping[str, Any], destinations: list[Destination]) -> bool:
+def _carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destination], verbatim: set[str]) -> bool:
     """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
-    destination argument, copied verbatim, and every other string argument is too short to carry data."""
+    destination argument, copied verbatim (its path is in ``verbatim``), and every other string argument is
+    too short to carry data."""
     keyed = [d for d in destinations if d.keyed]
-    if not keyed or any(d.kind is not DestinationKind.DOMAIN for d in keyed):
+    if not keyed or any(d.kind is not DestinationKind.DOMAIN or d.path not in verbatim for d in keyed):
         return False
     paths = {d.path for d in keyed}
-    for path, _, text in iter_argument_texts(arguments):
-        if path in paths:
-            if not index.is_seen_verbatim(text):
-                return False
-        elif isinstance(text, str) and len(text) > _MAX_NOTHING_NEW_CHARS and not text.replace(".", "").isdigit():
-            return False
-    return True
+    return all(
+        path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS or text.replace(".", "").isdigit()
+        for path, _, text in iter_argument_texts(arguments)
+    )
 
 
 def _verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:
