@@ -12,6 +12,7 @@ import click
 import orjson
 
 from monitor import __version__
+from monitor.agreement import agreement_to_json, measure_agreement, render_agreement, summarize_agreement
 from monitor.analysis import analyze_records
 from monitor.classify import (
     RuleSet,
@@ -366,6 +367,42 @@ def eval_agentdojo(
     for error in evaluation.errors[:_MAX_ERRORS_SHOWN]:
         click.echo(f"error: {error.source}: {error.message}", err=True)
     sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)
+
+
+@eval_group.command("heuristics")
+@click.argument("servers_dir", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A folder (or file) of reviewed rule packs to compare with, instead of the built-in packs. Repeatable.",
+)
+@_format_option("table", "json")
+def eval_heuristics(servers_dir: Path, rules_dirs: tuple[Path, ...], output_format: str) -> None:
+    """Compare the fallback layers (annotations, heuristics, balanced default) with the reviewed packs on the tool
+    lists under SERVERS_DIR, leave-one-server-out: each server's tools classified with no pack for it, the
+    server untrusted. Per leg, recall and false-leg rate per server and overall.
+
+    Exit codes: 0 measured; 2 a file could not be read (named on stderr) or no server has both a tool list and a
+    pack.
+    """
+    try:
+        agreement = measure_agreement(servers_dir, rules_dirs or None)
+    except RuleLoadError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        raise SystemExit(EXIT_INPUT) from None
+    if output_format == "json":
+        click.echo(orjson.dumps(agreement_to_json(agreement), option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(render_agreement(agreement))
+        click.echo(summarize_agreement(agreement))
+    for problem in agreement.problems:
+        click.echo(f"error: {problem}", err=True)
+    if not agreement.servers:
+        click.echo(f"error: {servers_dir}: no tool list has a reviewed pack to compare with", err=True)
+    sys.exit(EXIT_INPUT if agreement.problems or not agreement.servers else EXIT_OK)
 
 
 @eval_group.command("scenarios")

@@ -96,6 +96,8 @@ class CallFacts:
     """For a call that names no recipient: the places it writes to (a file, a channel, a local path)."""
     nothing_new: bool = False
     """Every destination is a URL the session saw verbatim and nothing else in the call can carry data."""
+    action_asked: bool = True
+    """The user's words ask for an action of this tool's kind (a send, an invitation, a payment, a booking)."""
     own_store: bool = False
     """The call names no recipient and writes one of the user's own things (a file, a note, an event)."""
     effects: frozenset[Effect] = frozenset()
@@ -111,6 +113,8 @@ _SANCTIONED_REASON = {
     Origin.PRIVATE_TEXT: Reason.DESTINATION_FROM_PRIVATE_CONTENT,
     Origin.DELEGATED: Reason.DESTINATION_USER_DELEGATED,
 }
+# Destinations the user chose in words (typed, allowlisted, delegated), as opposed to ones a listing showed.
+_CHOSEN = frozenset({Origin.USER, Origin.ALLOWLIST, Origin.DELEGATED})
 _CLIENT_ACTIONS = {
     ClientAction.ASK: (Action.CONFIRM, Reason.BASELINE_ASKS),
     ClientAction.BLOCK: (Action.DENY, Reason.BASELINE_BLOCKS),
@@ -211,6 +215,11 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     elif attacker or unseen:
         action = Action.ALLOW
         reasons.append(Reason.REQUEST_CARRIES_NOTHING_NEW)
+    elif keyed and facts.fragments and not facts.action_asked and not any(d.origin in _CHOSEN for d in keyed):
+        # Nobody asked for a call of this kind, and it carries private content: the destination being one the
+        # session listed does not make the call the user's.
+        action = Action.CONFIRM
+        reasons.append(Reason.PRIVATE_IN_UNREQUESTED_SEND)
     elif keyed:
         action = Action.ALLOW
         reasons.extend(dict.fromkeys(_SANCTIONED_REASON[d.origin] for d in keyed))

@@ -10,6 +10,7 @@ import monitor
 
 PUBLIC_MODULES = [
     "monitor",
+    "monitor.agreement",
     "monitor.analysis",
     "monitor.classify",
     "monitor.clients",

@@ -42,7 +42,7 @@ BY_ID = {s.id: s for s in SUITE_SCENARIOS}
 def test_every_scenario_file_loads() -> None:
     errors = [f"{e.source}: {e.message}" for e in LOADED if isinstance(e, RecordError)]
     assert errors == []
-    assert len(SUITE_SCENARIOS) >= 40
+    assert len(SUITE_SCENARIOS) >= 44
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.id) for s in SUITE_SCENARIOS])
@@ -61,7 +61,7 @@ def test_attacks_and_legitimate_look_alikes_come_in_pairs() -> None:
         assert {s.kind, twin.kind} == set(ScenarioKind), f"{s.id} and {twin.id} are both {s.kind}"
         assert (s.area, s.shape) == (twin.area, twin.shape), f"{s.id} and {twin.id} differ in area or shape"
     attacks = [s for s in SUITE_SCENARIOS if s.kind is ScenarioKind.ATTACK]
-    assert len(attacks) >= 20
+    assert len(attacks) >= 22
 
 
 def test_every_area_has_attacks_and_legitimate_work() -> None:
@@ -72,7 +72,7 @@ def test_every_area_has_attacks_and_legitimate_work() -> None:
 
 def test_steered_actions_expect_a_hijack() -> None:
     steered = [s for s in SUITE_SCENARIOS if s.kind is ScenarioKind.ATTACK and "steered-action" in s.expect.reasons]
-    assert len(steered) >= 5
+    assert len(steered) >= 7
     assert all(s.expect.alert is not None and s.expect.alert.value == "hijack" for s in steered)
 
 

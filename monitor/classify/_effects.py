@@ -59,6 +59,15 @@ EFFECT_SIGNALS: tuple[EffectSignal, ...] = (
     ),
     EffectSignal("invitation", Effect.PRIVILEGED, _words("invite")),
     EffectSignal(
+        "access-share",
+        Effect.PRIVILEGED,
+        _words("share"),
+        _words(
+            "calendar calendars folder folders drive document documents doc docs file files repo repository"
+            " workspace vault project board space notebook sheet spreadsheet album account"
+        ),
+    ),
+    EffectSignal(
         "schedule-code",
         Effect.CODE_EXECUTION,
         _words("create add set update install register"),
@@ -71,7 +80,7 @@ CODE_EXECUTION_PATHS = re.compile(
     r"(?:^|[\\/])(?:"
     r"\.github[\\/]workflows[\\/]|\.gitlab-ci\.ya?ml$|\.circleci[\\/]|azure-pipelines\.ya?ml$|Jenkinsfile$"
     r"|\.buildkite[\\/]|bitbucket-pipelines\.ya?ml$|\.travis\.ya?ml$"
-    r"|\.(?:bash|zsh|ksh|tcsh|c)?shrc$|\.bash_profile$|\.bash_login$|\.profile$|\.zprofile$|\.zshenv$|\.zlogin$"
+    r"|\.(?:bash|zsh|ksh|tcsh|csh|sh)rc$|\.bash_profile$|\.bash_login$|\.profile$|\.zprofile$|\.zshenv$|\.zlogin$"
     r"|config\.fish$|\.git[\\/]hooks[\\/]|\.husky[\\/]|\.pre-commit-config\.ya?ml$"
     r"|crontab$|cron\.d[\\/]|cron\.(?:hourly|daily|weekly|monthly)[\\/]|systemd[\\/].+\.(?:service|timer)$"
     r"|LaunchAgents[\\/]|LaunchDaemons[\\/]|autostart[\\/]|\.vscode[\\/]tasks\.json$|\.envrc$"

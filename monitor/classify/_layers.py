@@ -33,11 +33,18 @@ def classify_by_annotations(tool: ToolContext) -> Opinion:
 
 
 def classify_by_heuristics(tool: ToolContext) -> Opinion:
-    """Layer 3 (balanced posture): name, description and schema signals. Only ever adds legs."""
+    """Layer 3 (balanced posture): name, description and schema signals that give a leg."""
     return {
         leg: Provenance(source=LegSource.HEURISTIC, rule=rule)
         for leg, rule in match_heuristics(HEURISTICS, tool.name, tool.definition).items()
     }
+
+
+def classify_by_absence_heuristics(tool: ToolContext) -> Opinion:
+    """Layer 3, second half (balanced posture): a leg no earlier layer gave is absent when the tool's name says
+    it only reads, lists or computes (X), unless its name also says it writes or its annotations say it is not
+    read-only. It reads no hint that could only lower risk, so an untrusted server's hints never remove a leg."""
+    return dict.fromkeys(match_heuristics(HEURISTICS, tool.name, tool.definition, absent=True), None)
 
 
 def classify_by_default_strict(tool: ToolContext) -> Opinion:
@@ -55,7 +62,12 @@ def classify_by_default_balanced(tool: ToolContext) -> Opinion:
 
 LAYERS: Mapping[Posture, tuple[Layer, ...]] = {
     Posture.STRICT: (classify_by_annotations, classify_by_default_strict),
-    Posture.BALANCED: (classify_by_annotations, classify_by_heuristics, classify_by_default_balanced),
+    Posture.BALANCED: (
+        classify_by_annotations,
+        classify_by_heuristics,
+        classify_by_absence_heuristics,
+        classify_by_default_balanced,
+    ),
 }
 
 

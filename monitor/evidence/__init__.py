@@ -32,7 +32,7 @@ from monitor.evidence._fingerprints import (
 )
 from monitor.evidence._index import ContentIndex, contains_token
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
-from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens
+from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._shell import ShellEffects, parse_shell_command
 
@@ -67,6 +67,7 @@ __all__ = [
     "find_lookalike",
     "find_secrets",
     "is_allowlisted",
+    "is_common_word",
     "is_free_text",
     "is_local_path",
     "is_own_store_write",

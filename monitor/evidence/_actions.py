@@ -78,6 +78,11 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
         frozenset("post publish share comment pull pr issue upload webpage page".split()),
     ),
     ActionFamily(
+        "book",
+        ("book", "reserve", "reservation", "order", "buy", "purchase", "rent", "subscribe", "sign me up", "register"),
+        frozenset("book booking reserve reservation order buy purchase rent subscribe register".split()),
+    ),
+    ActionFamily(
         "delete",
         ("delete", "remove", "clean up", "clear", "get rid", "erase", "trash", "purge", "cancel", "drop", "wipe"),
         frozenset("delete remove drop destroy purge erase trash cancel clear wipe rm".split()),

@@ -10,11 +10,17 @@ from typing import Any
 
 from monitor.evidence._actions import asks_for_action, delegates_everything
 from monitor.evidence._content import TextLeaf, iter_leaves
-from monitor.evidence._destinations import find_addresses, is_allowlisted, iter_argument_texts, normalize_text
+from monitor.evidence._destinations import (
+    TARGET_KEYS,
+    find_addresses,
+    is_allowlisted,
+    iter_argument_texts,
+    normalize_text,
+)
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
-from monitor.evidence._paraphrase import SalientIndex
-from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin
+from monitor.evidence._paraphrase import SalientIndex, is_common_word
+from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
 
 _MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
@@ -24,6 +30,11 @@ _MIN_STEERING_CHARS = 4
 _MAX_ATTRIBUTES = 64
 _MIN_COPIED_LINE = 24
 _MAX_LINES_COMPARED = 200
+_MAX_TARGET_WORDS = 4
+_MIN_RECORD_VALUE = 6
+_MIN_RECORD_FIELDS = 2
+_MAX_OBJECT_CHARS = 20_000
+_QUOTED = re.compile(r"'([^']{16,})'|\"([^\"]{16,})\"|`([^`]{16,})`")
 
 
 @dataclass
@@ -42,6 +53,8 @@ class ContentIndex:
     user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
     pointed: set[str] = field(default_factory=set)
     """Calls made with a value the user typed: places the user pointed at."""
+    pointed_objects: dict[str, list[dict[DestinationKind, set[str]]]] = field(default_factory=dict)
+    """Per pointed call, the addresses shown by each object of its result that a field the user typed names."""
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -58,6 +71,7 @@ class ContentIndex:
     _pending: list[tuple[int, str, str, str]] = field(default_factory=list)
     _pending_chars: int = 0
     _private_seen: set[int] = field(default_factory=set)
+    _private_values: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     @property
     def private(self) -> FragmentIndex:
@@ -150,11 +164,16 @@ class ContentIndex:
         self._order.setdefault(call_id, len(self._order))
         self._clock += 1
         self._result_clock.setdefault(call_id, self._clock)
-        for leaf in iter_leaves(result, on_object=self._add_object):
+        on_object = self._add_object
+        if call_id in self.pointed:
+            on_object = functools.partial(self._add_pointed_object, call_id)
+        for leaf in iter_leaves(result, on_object=on_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
                 self._add_listed(call_id, leaf)
+                if private:
+                    self._add_private_value(call_id, leaf.value)
             digest = hash((leaf.key, leaf.value))
             if private and digest not in self._private_seen:
                 # The same text returned again (a second search of the same inbox) adds nothing new.
@@ -164,6 +183,31 @@ class ContentIndex:
                 self._pending_chars += len(leaf.value)
         if self._pending_chars > _MAX_PENDING_CHARS:
             self._flush_private()
+
+    def _add_private_value(self, call_id: str, value: str) -> None:
+        # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
+        if _MIN_RECORD_VALUE <= len(value) <= _MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
+            self._private_values.setdefault(normalize_text(value), (call_id, self._clock))
+
+    def _find_copied_records(self, texts: list[str]) -> list[FragmentMatch]:
+        """Private records copied field by field: two or more whole argument values that are short fields of
+        the private content one call returned (and that the agent did not have before it)."""
+        found: dict[str, list[str]] = {}
+        for text in texts:
+            value = normalize_text(text)
+            hit = self._private_values.get(value)
+            if hit is None or self.typed_by_user(value):
+                continue
+            sent_at = self._argument_values.get(value)
+            if sent_at is not None and sent_at < hit[1]:
+                continue
+            if text not in found.setdefault(hit[0], []):
+                found[hit[0]].append(text)
+        return [
+            FragmentMatch(call_id, ", ".join(values)[:200], Transform.VERBATIM)
+            for call_id, values in found.items()
+            if len(values) >= _MIN_RECORD_FIELDS
+        ]
 
     def _flush_private(self) -> None:
         for at, call_id, key, value in self._pending:
@@ -184,6 +228,22 @@ class ContentIndex:
         for value in scalars.values():
             if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
+
+    def _add_pointed_object(self, call_id: str, obj: dict[Any, Any]) -> None:
+        """An object in the result of a place the user pointed at: when one of its short fields is a value the
+        user typed (the subject of the invoice they named), keep the addresses it shows, by kind."""
+        self._add_object(obj)
+        texts = [v for v in obj.values() if isinstance(v, str)][:_MAX_ATTRIBUTES]
+        if len(self.pointed_objects) >= self.max_values:
+            return
+        if not any(len(t) <= _MAX_ATTRIBUTE_CHARS and "\n" not in t and self.typed_by_user(t) for t in texts):
+            return
+        shown: dict[DestinationKind, set[str]] = {}
+        for text in texts:
+            source = text[:_MAX_OBJECT_CHARS]
+            for kind, address in find_addresses(source):
+                shown.setdefault(kind, set()).add(address.lower())
+        self.pointed_objects.setdefault(call_id, []).append(shown)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
@@ -248,9 +308,12 @@ class ContentIndex:
         if self.user_addresses.get(destination.kind):
             return False  # the user named a destination of this kind: only that one is theirs
         # The place must point at one destination of the kind: a second one (a genuine payee and an injected
-        # one) leaves the choice to whoever wrote the text, not to the user.
+        # one) leaves the choice to whoever wrote the text, not to the user. The place is the result, or one
+        # object in it that the user named (the invoice with the subject the user typed).
+        value = destination.value.lower()
+        only = {value}
         shown = self._addresses_shown(from_call, destination.kind)
-        if shown != {destination.value.lower()}:
+        if shown != only and not any(o.get(destination.kind) == only for o in self.pointed_objects.get(from_call, ())):
             return False
         return asks_for_action(self.user_text, tool)
 
@@ -327,28 +390,38 @@ class ContentIndex:
     def find_steered_value(
         self, arguments: Mapping[str, Any], tool: str, *, copied_lines: bool = True
     ) -> tuple[str, str] | None:
-        """An argument value of a call to ``tool`` that untrusted content chose, as ``(value, call id)``: a short
-        value first written in untrusted free text (an id only where the text names it as one: ``ID '13'``,
-        ``#13``), or (with ``copied_lines``) a line of a longer value copied from it. Values the user typed,
-        values listed before the text showed them, and places the user pointed at for an action of this kind
-        are not steered."""
+        """An argument value of a call to ``tool`` that untrusted content chose, as ``(value, call id)``: a
+        target (at most four words) first written in untrusted free text (an id only where the text names it as
+        one: ``ID '13'``, ``#13``), or (with ``copied_lines``) a line of a longer value copied from it. Values
+        the user typed, values listed before the text showed them, and places the user pointed at for an action
+        of this kind are not steered."""
+        # Content the user asked to be written where they said (the workflow at the path they typed) is theirs,
+        # wherever its lines were looked up.
+        user_target = any(
+            key.lower() in TARGET_KEYS and self.typed_by_user(text) for _, key, text in iter_argument_texts(arguments)
+        ) and asks_for_action(self.user_text, tool)
         for _, _, text in iter_argument_texts(arguments):
             value = normalize_text(text)
             if not value or self.typed_by_user(value):
                 continue
-            if len(value) <= _MAX_ATTRIBUTE_CHARS:
+            # A target is a name, an id, an address or a secret: a few words at most. A single common word
+            # ("writer", "primary") is a setting anyone would pick, not a chosen target.
+            target_like = len(value) <= _MAX_ATTRIBUTE_CHARS and len(value.split()) <= _MAX_TARGET_WORDS
+            if target_like and not (value.isalpha() and is_common_word(value)):
                 found = self._first_untrusted_mention(value)
                 if found is not None and not self._listed_before(value, found):
                     if found in self.pointed and asks_for_action(self.user_text, tool):
                         continue
                     return text, found
-            for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines else ():
-                line = normalize_text(line)
-                if len(line) < _MIN_COPIED_LINE or self.typed_by_user(line):
-                    continue
-                found = next((c for c, free, untrusted in self.free_text if untrusted and line in free), None)
-                if found is not None and not (found in self.pointed and asks_for_action(self.user_text, tool)):
-                    return line, found
+            for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines and not user_target else ():
+                # A line, or a quoted part of one (the text an ``echo '…' >> ~/.bashrc`` writes).
+                for part in (line, *(q for group in _QUOTED.findall(line) for q in group if q)):
+                    part = normalize_text(part)
+                    if len(part) < _MIN_COPIED_LINE or self.typed_by_user(part):
+                        continue
+                    found = next((c for c, free, untrusted in self.free_text if untrusted and part in free), None)
+                    if found is not None and not (found in self.pointed and asks_for_action(self.user_text, tool)):
+                        return part, found
         return None
 
     def _first_untrusted_mention(self, value: str) -> str | None:
@@ -371,6 +444,8 @@ class ContentIndex:
         skip = set(skip_paths)
         texts = [text for path, _, text in iter_argument_texts(arguments) if path not in skip]
         found = self.private.search(texts, self.sent_tail)
+        matched = {f.from_call for f in found}
+        found.extend(f for f in self._find_copied_records(texts) if f.from_call not in matched)
         # Paraphrase is weaker evidence: reported only for sources nothing stronger matched.
         strong = {f.from_call for f in found}
         found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)

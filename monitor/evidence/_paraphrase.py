@@ -340,6 +340,11 @@ def _scan(text: str, *, lookup: bool, known: Container[str] | None = None) -> It
         previous = None
 
 
+def is_common_word(word: str) -> bool:
+    """Whether ``word`` is a common English word (of the package's word list)."""
+    return word.casefold() in _read_word_lists()[0]
+
+
 def _is_rare(word: str) -> bool:
     return len(word) >= _MIN_RARE_LETTERS and word.casefold() not in _read_word_lists()[0]
 

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
     PRIVATE_PARAPHRASE = "private-paraphrase"
     PRIVATE_FILE_SENT = "private-file-sent"
+    PRIVATE_IN_UNREQUESTED_SEND = "private-in-unrequested-send"
     REQUEST_CARRIES_NOTHING_NEW = "request-carries-nothing-new"
     DESTINATION_USER_DELEGATED = "destination-user-delegated"
     DESTINATION_LOOKALIKE = "destination-lookalike"

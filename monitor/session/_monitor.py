@@ -43,6 +43,7 @@ from monitor.classify import (
 from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
 from monitor.evidence import (
     ContentIndex,
+    asks_for_action,
     extract_destinations,
     extract_shell_effects,
     extract_targets,
@@ -428,6 +429,7 @@ class SessionMonitor:
             targets=targets,
             nothing_new=nothing_new,
             own_store=is_own_store_write(tool),
+            action_asked=not fragments or asks_for_action(state.index.user_text, tool),
             effects=effects,
             steered_by=steered_by,
         )

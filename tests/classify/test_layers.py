@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.classify._engine import Classifier, classify_result_hints
+from monitor.classify._heuristics import HEURISTICS, match_heuristics
 from monitor.models import ToolContext
 from monitor.models._legs import ALL_LEGS, Leg, LegSource, Posture
 from monitor.models._tools import parse_tool
@@ -18,14 +19,14 @@ def classify(raw: dict[str, Any], *, trusted: bool = False, posture: Posture = P
 
 
 def test_no_annotations_from_untrusted_server_gives_u_and_x() -> None:
-    c = classify({"name": "get_weather"})
+    c = classify({"name": "weather"})
     assert c.legs == {U, X}
     assert c.provenance[U].source is LegSource.DEFAULT
     assert c.provenance[X].rule == "openWorldHint-absent"
 
 
 def test_open_world_false_from_untrusted_server_removes_nothing() -> None:
-    c = classify({"name": "get_weather", "annotations": {"openWorldHint": False}})
+    c = classify({"name": "weather", "annotations": {"openWorldHint": False}})
     assert c.legs == {U, X}
 
 
@@ -41,7 +42,7 @@ def test_open_world_true_is_recorded_as_annotation() -> None:
 
 
 def test_string_false_counts_as_absent_even_from_trusted_server() -> None:
-    c = classify({"name": "get_weather", "annotations": {"openWorldHint": "false"}}, trusted=True)
+    c = classify({"name": "weather", "annotations": {"openWorldHint": "false"}}, trusted=True)
     assert c.legs == {U, X}
 
 
@@ -60,7 +61,7 @@ def test_heuristics_read_description_and_schema() -> None:
     by_desc = classify({"name": "lookup", "description": "Returns the account balance and recent transactions"})
     assert P in by_desc.legs
     by_schema = classify({"name": "lookup", "inputSchema": {"properties": {"file_path": {"type": "string"}}}})
-    assert by_schema.provenance[P].rule == "private-path-schema:file_path"
+    assert by_schema.provenance[P].rule == "private-scope-schema:file"
 
 
 def test_strict_posture_gives_unknown_tools_all_three_legs() -> None:
@@ -82,6 +83,19 @@ def test_result_hints_only_add() -> None:
     assert classify_result_hints("plain text") == {}
 
 
+def test_a_read_only_name_drops_the_default_x_but_not_an_annotated_one() -> None:
+    c = classify({"name": "get_weather"})
+    assert c.legs == {U}
+    assert X in classify({"name": "get_weather", "annotations": {"openWorldHint": True}}).legs
+    assert X in classify({"name": "get_weather"}, posture=Posture.STRICT).legs
+
+
+def test_hints_that_say_a_tool_writes_keep_x() -> None:
+    assert X in classify({"name": "get_weather", "annotations": {"readOnlyHint": False}}).legs
+    assert X in classify({"name": "get_weather", "annotations": {"destructiveHint": True}}).legs
+    assert X not in classify({"name": "get_weather", "annotations": {"readOnlyHint": True}}).legs
+
+
 _hint = st.one_of(st.none(), st.booleans(), st.sampled_from(["false", "true", 0, 1]))
 _annotations = st.fixed_dictionaries(
     {},
@@ -94,7 +108,24 @@ _annotations = st.fixed_dictionaries(
         "privateHint": _hint,
     },
 )
-_words = st.sampled_from(["get", "list", "send", "time", "weather", "safe", "local", "read", "only", "offline", "x"])
+_words = st.sampled_from(
+    [
+        "get", "list", "read", "search", "send", "delete", "kill", "run", "create", "write", "time", "weather",
+        "safe", "local", "only", "offline", "x", "path", "url", "owner", "body", "recipient", "to", "inbox",
+        "files", "command", "web", "commit", "start",
+    ]
+)  # fmt: skip
+
+
+def _raw_tool(name: str, description: str, props: list[str], annotations: dict[str, Any] | None) -> dict[str, Any]:
+    raw: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": {p: {"type": "string"} for p in props}},
+    }
+    if annotations is not None:
+        raw["annotations"] = annotations
+    return raw
 
 
 @given(
@@ -104,16 +135,38 @@ _words = st.sampled_from(["get", "list", "send", "time", "weather", "safe", "loc
     props=st.lists(_words, max_size=4),
     posture=st.sampled_from(list(Posture)),
 )
-def test_untrusted_hints_and_heuristics_never_remove_a_leg(
+def test_untrusted_hints_never_remove_a_leg(
     name: str, description: str, annotations: dict[str, Any], props: list[str], posture: Posture
 ) -> None:
-    """DESIGN §3 security invariant: what an untrusted server says can only add legs."""
-    raw = {
-        "name": name,
-        "description": description,
-        "annotations": annotations,
-        "inputSchema": {"type": "object", "properties": {p: {"type": "string"} for p in props}},
-    }
-    bare = classify({"name": "tool"}, posture=posture)
-    hinted = classify(raw, posture=posture)
+    """DESIGN §3 security invariant: an untrusted server's hints can only add legs to what the same tool (same
+    name, description and schema) gets with no hints at all; that holds through every heuristic, including the
+    ones that say X is absent."""
+    bare = classify(_raw_tool(name, description, props, None), posture=posture)
+    hinted = classify(_raw_tool(name, description, props, annotations), posture=posture)
     assert bare.legs <= hinted.legs
+
+
+@given(
+    name=st.lists(_words, min_size=1, max_size=4).map("_".join),
+    description=st.lists(_words, max_size=12).map(" ".join),
+    props=st.lists(_words, max_size=4),
+)
+def test_only_the_absence_heuristics_take_a_default_leg_away(name: str, description: str, props: list[str]) -> None:
+    """A tool with no hints keeps the balanced default's U and X unless an absence heuristic says X is absent,
+    and then it says so in the heuristics' own words; strict posture keeps all three legs."""
+    raw = _raw_tool(name, description, props, None)
+    tool, _ = parse_tool(raw)
+    c = classify(raw)
+    assert U in c.legs
+    absent = match_heuristics(HEURISTICS, name, tool, absent=True)
+    assert (X in c.legs) == (X not in absent or X in match_heuristics(HEURISTICS, name, tool))
+    assert classify(raw, posture=Posture.STRICT).legs == ALL_LEGS
+
+
+@given(
+    name=st.lists(_words, min_size=1, max_size=4).map("_".join),
+    props=st.lists(_words, max_size=4),
+)
+def test_open_world_true_always_gives_u_and_x(name: str, props: list[str]) -> None:
+    c = classify(_raw_tool(name, "", props, {"openWorldHint": True, "readOnlyHint": True}))
+    assert {U, X} <= c.legs

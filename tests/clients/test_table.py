@@ -65,8 +65,8 @@ def test_monitor_column_follows_the_external_communication_leg(
     assert rows["read_notes"].monitor == MONITOR_NOTHING == "nothing: no external communication"
     assert rows["drop_table"].monitor == MONITOR_NOTHING
     assert rows["tag_item"].legs == ()
-    # No hints: open world by default, and the name says it sends.
-    assert rows["send_email"].legs == (Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
+    # No hints: open world by default, and the name says it sends (a send returns no stored content).
+    assert rows["send_email"].legs == (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
     assert rows["send_email"].monitor == MONITOR_ASKS
     assert "destination the user did not name" in MONITOR_ASKS and "private data" in MONITOR_ASKS
     assert describe_monitor(frozenset({Leg.EXTERNAL_COMMUNICATION})) == MONITOR_ASKS
@@ -77,7 +77,9 @@ def test_open_world_false_from_an_untrusted_server_lowers_nothing(demo_tool_list
     # The same hints from an unreviewed, untrusted server: the tools keep the legs of a tool without hints.
     assert rows["tag_item"].legs == (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
     assert rows["tag_item"].monitor == MONITOR_ASKS
-    assert rows["read_notes"].monitor == MONITOR_ASKS
+    # read_notes has no X, but by its name (it only reads), as the same tool with no hints: the untrusted
+    # server's openWorldHint false is not what removed it (tests/classify checks that as a property).
+    assert rows["read_notes"].legs == (Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT)
     # Baseline clients do not look at trust at all: their actions are the same.
     trusted = {
         row.tool: row

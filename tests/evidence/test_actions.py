@@ -13,6 +13,7 @@ from monitor.evidence import asks_for_action, delegates_everything
         ("Tell Ana the meeting moved", "send_message"),
         ("Please do the actions specified in the email from david about TODOs", "delete_file"),
         ("Delete the files Bob listed in #cleanup", "delete_file"),
+        ("If it's rated over 4, book it for me", "reserve_hotel"),
     ],
 )
 def test_the_user_asks_for_an_action_of_the_tools_kind(text: str, tool: str) -> None:

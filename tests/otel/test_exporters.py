@@ -26,8 +26,8 @@ def raise_alerts() -> list[list[Any]]:
     """The alert messages of an engine on this thread: a check that exposes the session, then a gap."""
     sent: list[list[Any]] = []
     engine = SpanEngine(SessionMonitor(), sent.append, ProcessorConfig())
-    arguments = {"to": "a@b.example", "body": "hello"}
-    engine.handle(list(rec.make_check(1.0, 1, "s", 0, 0, TRACE_ID, SPAN_ID, "mail", "send_email", arguments, "c1")))
+    arguments = {"sql": "select * from customers"}
+    engine.handle(list(rec.make_check(1.0, 1, "s", 0, 0, TRACE_ID, SPAN_ID, "db", "execute_sql", arguments, "c1")))
     engine.handle([rec.GAP, 2.0, "s", 2])
     return [m for m in sent if m[0] == rec.OUT_ALERT]
 
@@ -52,7 +52,7 @@ def test_the_callback_gets_the_same_alert_from_either_worker() -> None:
         assert got[0].session_id == "s" and got[0].level.value == message[4]["trifecta.level"]
     first = ExportedAlert(messages[0]).read()
     assert (first.trace_id, first.span_id) == (format(TRACE_ID, "032x"), format(SPAN_ID, "016x"))
-    assert first.tool == "send_email" and first.server == "mail" and first.decision is not None
+    assert first.tool == "execute_sql" and first.server == "db" and first.decision is not None
     CallbackAlertExporter(None).export(ExportedAlert(messages[0]))  # no callback: nothing happens
 
 

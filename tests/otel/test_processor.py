@@ -770,9 +770,10 @@ def run_app(provider: TracerProvider, n: int = 5) -> list[dict[str, Any]]:
     written = []
     with tracer.start_as_current_span("agent", attributes={"gen_ai.conversation.id": "app"}):
         for i in range(n):
+            # A tool that reaches private data, and is open world: the first call exposes the session (an alert).
             attributes = make_tool_attributes(
-                "mcp__mail__send_email",
-                **{"gen_ai.tool.call.id": f"c{i}", "gen_ai.tool.call.arguments": dumps({"to": f"x{i}@example.com"})},
+                "mcp__db__execute_sql",
+                **{"gen_ai.tool.call.id": f"c{i}", "gen_ai.tool.call.arguments": dumps({"sql": f"select {i}"})},
             )
             with tracer.start_as_current_span(f"execute_tool {i}", attributes=attributes):
                 written.append(attributes)

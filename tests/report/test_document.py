@@ -54,9 +54,13 @@ def test_empty_document_is_valid_json() -> None:
 
 
 def test_provenance_is_keyed_by_leg_in_canonical_order() -> None:
-    call = session_to_json(_report())["calls"][0]
-    assert list(call["provenance"]) == call["legs"] == ["private_data", "untrusted_content", "external_communication"]
-    assert call["provenance"]["private_data"] == {"source": "heuristic", "rule": "private-store-name:file"}
+    m = SessionMonitor()
+    m.before_call("s", "srv", "read_file", {"path": "a"}, "c1")
+    m.before_call("s", "srv", "upload_file", {"path": "a"}, "c2")
+    read, upload = session_to_json(m.end_session("s"))["calls"]
+    assert list(read["provenance"]) == read["legs"] == ["private_data", "untrusted_content"]
+    assert read["provenance"]["private_data"] == {"source": "heuristic", "rule": "private-store-name:file"}
+    assert list(upload["provenance"]) == upload["legs"] == ["untrusted_content", "external_communication"]
 
 
 def test_jsonl_writes_a_line_per_session() -> None:

@@ -26,7 +26,7 @@ def test_row_names_the_call_that_raised_the_level_and_keeps_long_ids_whole() -> 
     writer.close(summary)
     header, row = out.getvalue().splitlines()[:2]
     assert header.split() == ["level", "legs", "calls", "confirm", "deny", "raised", "by", "session"]
-    assert row.split()[:5] == ["armed", "PUX", "1", "0", "0"]
+    assert row.split()[:5] == ["armed", "PU-", "1", "0", "0"]
     assert "read_file (c1)" in row and row.endswith(sid)
     assert "1 sessions" in out.getvalue()
     assert "\x1b[" not in out.getvalue()
