@@ -23,6 +23,8 @@ class ActionFamily:
     id: str
     user_words: tuple[str, ...]
     tool_words: frozenset[str]
+    delegable: bool = True
+    """Whether a destination found where the user pointed may be taken for this action without asking."""
 
 
 ACTION_FAMILIES: tuple[ActionFamily, ...] = (
@@ -59,7 +61,9 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
     ActionFamily(
         "pay",
         ("pay", "send", "transfer", "refund", "reimburse", "wire", "settle"),
-        frozenset("pay payment payments money transfer transaction send refund".split()),
+        frozenset("pay payment payments money transfer transaction transactions refund wire".split()),
+        # Money sent cannot be called back: a payee read from a document is confirmed, whoever pointed at it.
+        delegable=False,
     ),
     ActionFamily(
         "publish",
@@ -107,8 +111,10 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
         ),
         frozenset(
             "password passwords credential credentials permission permissions role roles grant revoke access"
-            " admin user info profile token key keys".split()
+            " admin token key keys".split()
         ),
+        # Who may get in is the user's to say: credentials or rights read from a document are confirmed.
+        delegable=False,
     ),
     ActionFamily(
         "code",
@@ -146,16 +152,17 @@ def delegates_everything(user_texts: Iterable[str]) -> bool:
     return any(_DELEGATE_ALL.search(text) for text in user_texts)
 
 
-def asks_for_action(user_texts: Iterable[str], tool: str) -> bool:
-    """Whether the user's words ask for an action of the kind that ``tool`` (its name) performs."""
+def asks_for_action(user_texts: Iterable[str], tool: str, *, delegating: bool = False) -> bool:
+    """Whether the user's words ask for an action of the kind that ``tool`` (its name) performs. With
+    ``delegating``, only for kinds whose target may be taken from where the user pointed (not payments)."""
     tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    families = [family for family in ACTION_FAMILIES if tokens & family.tool_words]
+    if delegating and not all(family.delegable for family in families):
+        return False
     texts = [text.lower() for text in user_texts]
     if any(_DELEGATE_ALL.search(text) for text in texts):
         return True
-    for family in ACTION_FAMILIES:
-        if tokens & family.tool_words and any(_stems(family).search(text) for text in texts):
-            return True
-    return False
+    return any(_stems(family).search(text) for family in families for text in texts)
 
 
 @functools.cache

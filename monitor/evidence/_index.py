@@ -33,7 +33,6 @@ _MAX_LINES_COMPARED = 200
 _MAX_TARGET_WORDS = 4
 _MIN_RECORD_VALUE = 6
 _MIN_RECORD_FIELDS = 2
-_MAX_OBJECT_CHARS = 20_000
 _QUOTED = re.compile(r"'([^']{16,})'|\"([^\"]{16,})\"|`([^`]{16,})`")
 
 
@@ -53,8 +52,6 @@ class ContentIndex:
     user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
     pointed: set[str] = field(default_factory=set)
     """Calls made with a value the user typed: places the user pointed at."""
-    pointed_objects: dict[str, list[dict[DestinationKind, set[str]]]] = field(default_factory=dict)
-    """Per pointed call, the addresses shown by each object of its result that a field the user typed names."""
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -164,10 +161,7 @@ class ContentIndex:
         self._order.setdefault(call_id, len(self._order))
         self._clock += 1
         self._result_clock.setdefault(call_id, self._clock)
-        on_object = self._add_object
-        if call_id in self.pointed:
-            on_object = functools.partial(self._add_pointed_object, call_id)
-        for leaf in iter_leaves(result, on_object=on_object):
+        for leaf in iter_leaves(result, on_object=self._add_object):
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
@@ -228,22 +222,6 @@ class ContentIndex:
         for value in scalars.values():
             if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
-
-    def _add_pointed_object(self, call_id: str, obj: dict[Any, Any]) -> None:
-        """An object in the result of a place the user pointed at: when one of its short fields is a value the
-        user typed (the subject of the invoice they named), keep the addresses it shows, by kind."""
-        self._add_object(obj)
-        texts = [v for v in obj.values() if isinstance(v, str)][:_MAX_ATTRIBUTES]
-        if len(self.pointed_objects) >= self.max_values:
-            return
-        if not any(len(t) <= _MAX_ATTRIBUTE_CHARS and "\n" not in t and self.typed_by_user(t) for t in texts):
-            return
-        shown: dict[DestinationKind, set[str]] = {}
-        for text in texts:
-            source = text[:_MAX_OBJECT_CHARS]
-            for kind, address in find_addresses(source):
-                shown.setdefault(kind, set()).add(address.lower())
-        self.pointed_objects.setdefault(call_id, []).append(shown)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
@@ -308,14 +286,11 @@ class ContentIndex:
         if self.user_addresses.get(destination.kind):
             return False  # the user named a destination of this kind: only that one is theirs
         # The place must point at one destination of the kind: a second one (a genuine payee and an injected
-        # one) leaves the choice to whoever wrote the text, not to the user. The place is the result, or one
-        # object in it that the user named (the invoice with the subject the user typed).
-        value = destination.value.lower()
-        only = {value}
-        shown = self._addresses_shown(from_call, destination.kind)
-        if shown != only and not any(o.get(destination.kind) == only for o in self.pointed_objects.get(from_call, ())):
+        # one) leaves the choice to whoever wrote the text, not to the user. Not one object in the result: its
+        # fields are written by the same outsiders and can copy the user's words.
+        if self._addresses_shown(from_call, destination.kind) != {destination.value.lower()}:
             return False
-        return asks_for_action(self.user_text, tool)
+        return asks_for_action(self.user_text, tool, delegating=True)
 
     def _addresses_shown(self, call_id: str, kind: DestinationKind) -> set[str]:
         found: set[str] = set()
@@ -410,7 +385,7 @@ class ContentIndex:
             if target_like and not (value.isalpha() and is_common_word(value)):
                 found = self._first_untrusted_mention(value)
                 if found is not None and not self._listed_before(value, found):
-                    if found in self.pointed and asks_for_action(self.user_text, tool):
+                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=True):
                         continue
                     return text, found
             for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines and not user_target else ():
@@ -420,7 +395,9 @@ class ContentIndex:
                     if len(part) < _MIN_COPIED_LINE or self.typed_by_user(part):
                         continue
                     found = next((c for c, free, untrusted in self.free_text if untrusted and part in free), None)
-                    if found is not None and not (found in self.pointed and asks_for_action(self.user_text, tool)):
+                    if found is not None and not (
+                        found in self.pointed and asks_for_action(self.user_text, tool, delegating=True)
+                    ):
                         return part, found
         return None
 

@@ -40,3 +40,11 @@ def test_following_a_messages_instructions_delegates_every_kind() -> None:
     assert delegates_everything(["please do the actions specified in the email from ana"])
     assert delegates_everything(["follow the instructions in the readme"])
     assert not delegates_everything(["summarise the email from ana"])
+
+
+def test_payments_and_credentials_are_asked_for_but_never_delegated() -> None:
+    text = ["pay the bill in my documents folder and reset my password as it says"]
+    assert asks_for_action(text, "send_money") and not asks_for_action(text, "send_money", delegating=True)
+    assert asks_for_action(text, "update_password") and not asks_for_action(text, "update_password", delegating=True)
+    assert asks_for_action(["invite the person bob described"], "invite_user", delegating=True)
+    assert not asks_for_action(["do the tasks in the note"], "send_money", delegating=True)
