@@ -6,20 +6,33 @@ the context is armed, the answer is ``allow`` (``no-external-communication``, ``
 send before untrusted content arrived was not steered by it. For an external call while armed (level
 ``trifecta``):
 
-- ``confirm`` when a destination is attacker-suggested (named only in untrusted content) or appears nowhere the
-  session has seen (``destination-unseen``), or when private content the user did not ask for is in the
-  arguments: read by a call whose target untrusted content chose (``private-source-steered``), or put where
-  outsiders read (``private-to-shared-place``);
+- ``confirm`` when a destination is attacker-suggested or appears nowhere the session has seen
+  (``destination-unseen``), unless the call only fetches URLs exactly as the session saw them with nothing else
+  that can carry data (``request-carries-nothing-new``); always when a destination imitates one the user
+  sanctioned (``destination-lookalike``); when private content the user did not ask for is in the arguments:
+  read by a call whose target untrusted content chose (``private-source-steered``), or put where outsiders read
+  (``private-to-shared-place``; what the user pointed at and what that place itself returned may go back); and
+  when the arguments carry private content in a call of a kind the user never asked for whose destinations only
+  a listing showed (``private-in-unrequested-send``);
 - ``allow`` when every named destination is sanctioned (the user's words, the allowlist, a listing of the
-  user's own things, the user's private content), saying which;
-- with no readable destination, ``confirm`` if the arguments carry private fragments or are unavailable,
-  else ``allow`` (``no-destination``, ``no-private-fragment``).
+  user's own things, the user's private content, a place the user pointed at for an action of this kind:
+  ``destination-user-delegated``), saying which;
+- with no recipient, ``allow`` when the call writes a place of the user's own (a listed file, a local path:
+  ``destination-local``, a note or an event of the user's: ``destination-own-account``); otherwise ``confirm``
+  if the arguments carry private content (verbatim, encoded, split, copied record fields, or files a shell
+  command uploads: ``private-file-sent``) or are unavailable, else ``allow`` (``no-destination``,
+  ``no-private-fragment``). Paraphrase evidence (``private-paraphrase``) is weaker: it tells on a send somewhere
+  suspect, never on its own on a send with no readable address.
 
-The level is ``exfiltration`` when a destination is attacker-suggested, when private content the user did not
-ask for is in the arguments, or when private fragments go to an unseen destination or to none that can be read;
-in enforce mode an exfiltration to an attacker-suggested destination is
-``deny``. A baseline client profile (:class:`~monitor.clients.Client`) may add its own confirmations: the
-stricter action wins and the monitor's own is kept in ``monitor_action``.
+The level is ``exfiltration`` only for a call the policy asks about or blocks, when a destination is the
+attacker's (suggested or a look-alike), when private content the user did not ask for is in the arguments, or
+when private content goes to an unseen destination or to none that can be read; in enforce mode an exfiltration
+to the attacker's destination is ``deny``.
+
+A *steered action* (``steered-action``, on by default, :attr:`Policy.hijack`): a destructive, privileged or
+code-execution call whose target (or, for code execution, content) untrusted content chose gets at least
+``confirm``, whether or not it sends. A baseline client profile (:class:`~monitor.clients.Client`) may add its
+own confirmations: the stricter action wins and the monitor's own is kept in ``monitor_action``.
 """
 
 from __future__ import annotations

@@ -67,6 +67,8 @@ class ContentIndex:
     _argument_values: dict[str, int] = field(default_factory=dict)
     _pending: list[tuple[int, str, str, str]] = field(default_factory=list)
     _pending_chars: int = 0
+    _pending_excludes: list[tuple[str, int | None]] = field(default_factory=list)
+    _pending_exclude_chars: int = 0
     _private_seen: set[int] = field(default_factory=set)
     _private_values: dict[str, tuple[str, int]] = field(default_factory=dict)
 
@@ -98,7 +100,7 @@ class ContentIndex:
         """Record text the user typed."""
         self.user_text.append(normalize_text(text))
         self.private.exclude(text, typed_by_user=True)
-        self.salient.exclude(text)
+        self._exclude_later(text, None)
         for kind, address in find_addresses(text):
             self.user_addresses.setdefault(kind, set()).add(address)
 
@@ -146,7 +148,7 @@ class ContentIndex:
         texts = [text for _, _, text in iter_argument_texts(arguments)]
         for text in texts:
             self.private.exclude(text, typed_by_user=False, at=self._clock)
-            self.salient.exclude(text, at=self._clock)
+            self._exclude_later(text, self._clock)
             if len(text) <= _MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
                 self._argument_values.setdefault(text.lower(), self._clock)
                 for _, address in find_addresses(text):
@@ -203,7 +205,22 @@ class ContentIndex:
             if len(values) >= _MIN_RECORD_FIELDS
         ]
 
+    def _exclude_later(self, text: str, at: int | None) -> None:
+        # Like private text, what is known before it waits until a search needs it: most calls never search.
+        self._pending_excludes.append((text, at))
+        self._pending_exclude_chars += len(text)
+        if self._pending_exclude_chars > _MAX_PENDING_CHARS:
+            self._flush_excludes()
+
+    def _flush_excludes(self) -> None:
+        for text, at in self._pending_excludes:
+            self.salient.exclude(text, at=at)
+        self._pending_excludes.clear()
+        self._pending_exclude_chars = 0
+
     def _flush_private(self) -> None:
+        # Exclusions first: a token known before private content arrived is never evidence of it.
+        self._flush_excludes()
         for at, call_id, key, value in self._pending:
             self.private.add(call_id, value, at)
             self.private.add_secrets(call_id, key, value)

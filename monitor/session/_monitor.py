@@ -571,7 +571,19 @@ def _uploaded_files(arguments: Mapping[str, Any], private_call: str) -> list[Fra
     """Local files a shell command sends to a host (``curl -d @.env``): their content leaves, a private-data
     leg of the session's own files."""
     return [
-        FragmentMatch(private_call, upload, Transform.FILE)
+        FragmentMatch(private_call, _describe_upload(upload), Transform.FILE)
         for _, effects in extract_shell_effects(arguments)
         for upload in effects.uploads
     ]
+
+
+def _describe_upload(upload: str) -> str:
+    # Besides file paths, the parser names what it cannot see as data: standard input, a variable, or what
+    # printenv, history or a credentials helper print.
+    if upload == "-":
+        return "standard input of unknown origin"
+    if upload.startswith("$"):
+        return f"the value of {upload}"
+    if upload.startswith("<") and upload.endswith(">"):
+        return f"the {upload[1:-1]} a command printed"
+    return upload
