@@ -1,7 +1,13 @@
+import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from monitor import SessionMonitor
 from monitor.analysis import analyze_records
+from monitor.ingest import read_inputs
 from monitor.models import AnalysisSummary
 from monitor.models._events import ToolCall, ToolResult, UserMessage
 from monitor.models._records import Record, RecordError, SessionEnd
@@ -44,3 +50,94 @@ def test_summary_counts() -> None:
         summary.add(report)
     assert (summary.sessions, summary.calls) == (3, 3)
     assert summary.by_action == {"allow": 3}
+
+
+# -- an engine failure on one session is that session's error -------------------------------------------------
+
+
+def _fail_on_session(monkeypatch: pytest.MonkeyPatch, session_id: str) -> None:
+    """Make the engine raise on every call of one session (a stand-in for any bug in it)."""
+    real = SessionMonitor._before_call
+
+    def before_call(self: SessionMonitor, state: Any, *args: Any) -> Any:
+        if state.session_id == session_id:
+            raise ZeroDivisionError("planted")
+        return real(self, state, *args)
+
+    monkeypatch.setattr(SessionMonitor, "_before_call", before_call)
+
+
+def test_an_engine_failure_is_the_sessions_error_and_the_others_go_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_session(monkeypatch, "s1")
+
+    out = list(analyze_records(many_sessions(3), SessionMonitor()))
+
+    errors = [r for r in out if isinstance(r, RecordError)]
+    assert [e.source for e in errors] == ["input: session s1"]
+    assert errors[0].message == (
+        "the engine failed on its tool_call 'c1': ZeroDivisionError: planted; judged without it (monitor-error)"
+    )
+    reports = [r for r in out if isinstance(r, SessionReport)]
+    assert [r.session_id for r in reports] == ["s0", "s1", "s2"]
+    assert [len(r.calls) for r in reports] == [1, 0, 1]
+
+
+def test_an_engine_failure_names_the_file_being_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _fail_on_session(monkeypatch, "s1")
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(r.model_dump(mode="json")) for r in many_sessions(2) if not isinstance(r, SessionEnd))
+        + "\n",
+        encoding="utf-8",
+    )
+
+    out = list(analyze_records(read_inputs([path]), SessionMonitor()))
+
+    [error] = [r for r in out if isinstance(r, RecordError)]
+    assert error.source == f"{path}: session s1"
+    assert sorted(r.session_id for r in out if isinstance(r, SessionReport)) == ["s0", "s1"]
+
+
+def test_a_failure_to_end_a_session_is_its_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = SessionMonitor.end_session
+
+    def end_session(self: SessionMonitor, session_id: str) -> SessionReport:
+        if session_id == "s0":
+            raise RuntimeError("cannot report")
+        return real(self, session_id)
+
+    monkeypatch.setattr(SessionMonitor, "end_session", end_session)
+
+    out = list(analyze_records(many_sessions(2), SessionMonitor()))
+
+    assert [type(r).__name__ for r in out] == ["RecordError", "SessionReport"]
+    assert "RuntimeError: cannot report" in out[0].message  # type: ignore[union-attr]
+
+
+def test_without_a_failure_nothing_is_added() -> None:
+    out = list(analyze_records(many_sessions(2), SessionMonitor()))
+    assert all(isinstance(r, SessionReport) for r in out)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_analyze_reports_an_engine_failure_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, debug: bool
+) -> None:
+    from click.testing import CliRunner
+
+    from monitor.cli import main
+
+    _fail_on_session(monkeypatch, "s1")
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(r.model_dump(mode="json")) for r in many_sessions(3) if not isinstance(r, SessionEnd))
+        + "\n",
+        encoding="utf-8",
+    )
+
+    result = CliRunner().invoke(main, ["analyze", str(path), "--format", "jsonl", *(["--debug"] if debug else [])])
+
+    assert result.exit_code == 2
+    assert [json.loads(line)["session_id"] for line in result.stdout.splitlines()] == ["s0", "s1", "s2"]
+    assert f"error: {path}: session s1: the engine failed on its tool_call 'c1': ZeroDivisionError" in result.stderr
+    assert ("Traceback (most recent call last)" in result.stderr) == debug

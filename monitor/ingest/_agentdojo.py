@@ -7,19 +7,22 @@ Either way each file is read and decoded once.
 
 from __future__ import annotations
 
+import os
 import tarfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from monitor.errors import InputError
 from monitor.models import Record, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, UserMessage
+from monitor.spans import decode_json_record, flatten_json_text
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,7 @@ class _RunFile:
     session_id: str
     source: str
     entry: str
-    data: bytes
+    data: bytearray
 
 
 def server_for_suite(suite: Any) -> str:
@@ -105,7 +108,7 @@ def iter_run_files(path: Path) -> Iterator[tuple[str, bytes]]:
     for item in _run_files(path, None):
         if isinstance(item, RecordError):
             raise InputError(item.source, item.message)
-        yield item.entry, item.data
+        yield item.entry, bytes(item.data)
 
 
 def _run_files(path: Path, root: Path | None) -> Iterator[_RunFile | RecordError]:
@@ -119,11 +122,12 @@ def _run_files(path: Path, root: Path | None) -> Iterator[_RunFile | RecordError
         base = root or path.parent
         session_id = str(PurePosixPath(*path.relative_to(base).parts)).removesuffix(".json")
         try:
-            data = path.read_bytes()
+            with path.open("rb") as fh:
+                run_file = _RunFile(session_id, str(path), str(path), _read_whole(fh, os.fstat(fh.fileno()).st_size))
         except OSError as exc:
             yield RecordError(source=str(path), message=f"cannot read: {exc.strerror or exc}")
             return
-        yield _RunFile(session_id, str(path), str(path), data)
+        yield run_file
 
 
 def _archive_files(path: Path) -> Iterator[_RunFile | RecordError]:
@@ -143,24 +147,53 @@ def _archive_files(path: Path) -> Iterator[_RunFile | RecordError]:
                 if extracted is None:
                     yield RecordError(source=source, message="archive entry has no data")
                     continue
-                yield _RunFile(name.removesuffix(".json"), source, member.name, extracted.read())
+                yield _RunFile(name.removesuffix(".json"), source, member.name, _read_whole(extracted, member.size))
         except (OSError, tarfile.TarError, EOFError) as exc:
             yield RecordError(source=str(path), message=f"archive is damaged; stopped reading: {exc}")
 
 
+def _read_whole(fh: IO[bytes], size: int) -> bytearray:
+    """All of ``fh`` in one buffer, sized once by ``size`` (the length expected) and filled a block at a time."""
+    data = bytearray(size)
+    got = 0
+    while got < size and (block := fh.read(min(_BLOCK, size - got))):
+        data[got : got + len(block)] = block
+        got += len(block)
+    del data[got:]
+    while block := fh.read(_BLOCK):  # grown since it was sized
+        data += block
+    return data
+
+
 def _parse_run(file: _RunFile) -> AgentDojoRun | RecordError:
-    """Turn one run file into its run, or a :class:`RecordError` naming the file (and line) when it is not one."""
-    try:
-        run = orjson.loads(file.data)
+    """Turn one run file into its run, or a :class:`RecordError` naming the file (and line) when it is not one.
+
+    A run whose messages hold no message of a known role (an all-null run) is an error, never a clean
+    session (a run with an empty list of messages, as AgentDojo writes when a run never started, is an empty
+    session); keys repeated in the file are errors too, and the run is read with every value.
+    """
+    if not file.data or file.data.isspace():
+        return RecordError(source=file.source, message="empty file: no AgentDojo run in it")
+    try:  # the file's bytes are given away: decoded, they are let go before the records are made
+        run, problems = decode_json_record(file.data)
     except orjson.JSONDecodeError as exc:
         return RecordError(source=f"{file.source}:{exc.lineno}", message=f"not JSON: {exc.msg}")
     if not isinstance(run, dict):
         return RecordError(source=file.source, message="not an AgentDojo run: no 'messages' list")
+    errors = tuple(
+        RecordError(source=f"{file.source}#{p.where.removeprefix('/')}", message=p.message) for p in problems
+    )
     records: tuple[Record, ...]
-    if isinstance(run.get("messages"), list):
-        records = (*_events(run, file.session_id, file.source), SessionEnd(session_id=file.session_id))
+    messages = run.get("messages")
+    if not isinstance(messages, list):
+        records = (*errors, RecordError(source=file.source, message="not an AgentDojo run: no 'messages' list"))
+    elif messages and not any(
+        isinstance(m, dict) and isinstance(m.get("role"), str) and m["role"] in _ROLES for m in messages
+    ):
+        what = f"none of its {len(messages)} messages has a known role"
+        records = (*errors, RecordError(source=file.source, message=f"not an AgentDojo run: {what}; nothing read"))
     else:
-        records = (RecordError(source=file.source, message="not an AgentDojo run: no 'messages' list"),)
+        records = (*errors, *_events(run, file.session_id, file.source), SessionEnd(session_id=file.session_id))
     security = run.get("security")
     return AgentDojoRun(
         session_id=file.session_id,
@@ -179,16 +212,24 @@ def _field_text(value: Any) -> str | None:
     return str(value) if value else None
 
 
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def _tool_calls(message: dict[str, Any]) -> list[Any]:
+    """An assistant message's tool calls; what is not a list holds none."""
+    calls = message.get("tool_calls")
+    return calls if isinstance(calls, list) else []
+
+
 def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
     server = server_for_suite(run.get("suite_name"))
-    calls = [
-        tc
+    id_counts = Counter(
+        tc["id"]
         for m in run["messages"]
         if isinstance(m, dict) and m.get("role") == "assistant"
-        for tc in (m.get("tool_calls") or [])
-        if isinstance(tc, dict)
-    ]
-    id_counts = Counter(tc.get("id") for tc in calls)
+        for tc in _tool_calls(m)
+        if isinstance(tc, dict) and isinstance(tc.get("id"), str)
+    )
     seen_user = False
     position = 0
     unpaired: list[str] = []
@@ -199,11 +240,15 @@ def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
             yield RecordError(source=f"{source}#messages/{i}", message="message is not an object; skipped")
             continue
         role = message.get("role")
-        if role == "user" and not seen_user:
+        if not isinstance(role, str) or role not in _ROLES:
+            yield RecordError(source=f"{source}#messages/{i}", message=f"message role {role!r} is unknown; skipped")
+        elif role == "user" and not seen_user:
             seen_user = True
             yield UserMessage(session_id=session_id, text=_text(message.get("content")))
         elif role == "assistant":
-            for tc in message.get("tool_calls") or []:
+            if message.get("tool_calls") is not None and not isinstance(message.get("tool_calls"), list):
+                yield RecordError(source=f"{source}#messages/{i}", message="'tool_calls' is not a list; skipped")
+            for tc in _tool_calls(message):
                 if not isinstance(tc, dict) or not isinstance(tc.get("function"), str):
                     yield RecordError(source=f"{source}#messages/{i}", message="tool call without a function name")
                     continue
@@ -245,10 +290,21 @@ def _pair(message: dict[str, Any], by_given_id: dict[str, str], unpaired: list[s
 
 
 def _text(content: Any) -> str:
+    """A message's content as text: a string as it is, text blocks joined by lines (an iterative walk)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "\n".join(
-            _text(block.get("content", block.get("text")) if isinstance(block, dict) else block) for block in content
-        )
-    return "" if content is None else str(content)
+    parts: list[str] = []
+    stack: list[Any] = [content]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(reversed([b.get("content", b.get("text")) if isinstance(b, dict) else b for b in node]))
+        elif isinstance(node, str):
+            parts.append(node)
+        elif isinstance(node, dict):
+            parts.append(flatten_json_text(node))
+        elif node is not None:
+            parts.append(str(node))
+        else:
+            parts.append("")
+    return "\n".join(parts) if isinstance(content, list) else (parts[0] if parts else "")

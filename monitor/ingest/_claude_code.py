@@ -69,6 +69,7 @@ from monitor.models import (
     UserMessage,
     split_mcp_name,
 )
+from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 
@@ -221,18 +222,24 @@ def _line_order(line: _Line) -> str:
 def _lines(fh: IO[bytes], name: str) -> Iterator[_Line]:
     """Parse each non-blank line; ``order`` is its timestamp (or the last one before it) for merging files."""
     order = ""
+    empty = True
     for lineno, raw in enumerate(fh, start=1):
         if not raw.strip():
             continue
+        empty = False
         source = f"{name}:{lineno}"
         try:
-            obj = orjson.loads(raw)
+            obj, problems = decode_json_record(raw)
         except orjson.JSONDecodeError as exc:
             yield _Line(source, lineno, order, error=f"not JSON: {exc}")
             continue
+        for problem in problems:
+            yield _Line(source, lineno, order, error=f"{problem.where or 'line'}: {problem.message}", obj=obj)
         if isinstance(obj, dict) and isinstance(obj.get("timestamp"), str):
             order = max(order, obj["timestamp"])
         yield _Line(source, lineno, order, obj)
+    if empty:
+        yield _Line(name, 0, order, error="empty file: no transcript lines or hook payloads in it")
 
 
 # -- sessions -------------------------------------------------------------------------------------------

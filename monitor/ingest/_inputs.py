@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -15,7 +15,7 @@ from monitor.ingest._mcp import read_mcp
 from monitor.ingest._mcp import sniff as sniff_mcp
 from monitor.ingest._otlp import read_otlp
 from monitor.ingest._otlp import sniff as sniff_otlp
-from monitor.models import RecordError, RecordStream
+from monitor.models import Record, RecordError, RecordStream
 
 _SNIFF_BYTES = 65536
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -69,27 +69,48 @@ def detect_format(path: Path) -> InputFormat | None:
     return next((fmt for fmt, reader in _READERS.items() if reader.sniff(head)), None)
 
 
-def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.AUTO) -> RecordStream:
-    """Stream records from every path, in order. Unreadable paths become :class:`RecordError` records."""
-    for path in paths:
-        if not path.exists():
-            yield RecordError(source=str(path), message="no such file or folder")
-        elif path.is_dir() and not is_archive(path):
-            yield from _read_folder(path, input_format)
-        else:
-            yield from _read_file(path, input_format, path.parent)
+class InputStream(Iterator[Record]):
+    """The records of :func:`read_inputs`, in order, and :attr:`current`: the file (or folder) read now."""
+
+    def __init__(self, paths: Iterable[Path], input_format: InputFormat) -> None:
+        self.current = ""
+        self._records = self._read(paths, input_format)
+
+    def __iter__(self) -> InputStream:
+        return self
+
+    def __next__(self) -> Record:
+        return next(self._records)
+
+    def _read(self, paths: Iterable[Path], input_format: InputFormat) -> RecordStream:
+        for path in paths:
+            self.current = str(path)
+            if not path.exists():
+                yield RecordError(source=str(path), message="no such file or folder")
+            elif path.is_dir() and not is_archive(path):
+                yield from self._read_folder(path, input_format)
+            else:
+                yield from _read_file(path, input_format, path.parent)
+
+    def _read_folder(self, folder: Path, input_format: InputFormat) -> RecordStream:
+        if input_format is InputFormat.AGENTDOJO:
+            yield from read_agentdojo(folder)
+            return
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            # A Claude Code sub-agent transcript is read with its parent session's file.
+            if is_subagent_transcript(file):
+                continue
+            if file.name.endswith(_DATA_SUFFIXES) or is_archive(file):
+                self.current = str(file)
+                yield from _read_file(file, input_format, folder)
 
 
-def _read_folder(folder: Path, input_format: InputFormat) -> RecordStream:
-    if input_format is InputFormat.AGENTDOJO:
-        yield from read_agentdojo(folder)
-        return
-    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-        # A Claude Code sub-agent transcript is read with its parent session's file.
-        if is_subagent_transcript(file):
-            continue
-        if file.name.endswith(_DATA_SUFFIXES) or is_archive(file):
-            yield from _read_file(file, input_format, folder)
+def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.AUTO) -> InputStream:
+    """Stream records from every path, in order. Unreadable paths become :class:`RecordError` records.
+
+    The stream's :attr:`InputStream.current` names the file being read, for errors found downstream.
+    """
+    return InputStream(paths, input_format)
 
 
 def _read_file(path: Path, input_format: InputFormat, root: Path) -> RecordStream:

@@ -10,7 +10,9 @@ from typing import IO
 import orjson
 from pydantic import ValidationError
 
+from monitor.ingest._files import stream_file
 from monitor.models import EVENT_ADAPTER, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult
+from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 
@@ -22,8 +24,7 @@ def read_jsonl(path: Path, max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS) -
     (the least recently active one ends first). A session that reappears after it ended is reported and its
     later events are analysed as a new session of the same id.
     """
-    with path.open("rb") as fh:
-        yield from read_jsonl_stream(fh, str(path), max_open_sessions)
+    yield from stream_file(path, read_jsonl_stream, max_open_sessions)
 
 
 def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT_MAX_OPEN_SESSIONS) -> RecordStream:
@@ -31,15 +32,21 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
     # Open sessions in order of last activity (the eviction order), and recently closed ones (bounded).
     open_sessions: OrderedDict[str, _OpenSession] = OrderedDict()
     closed: OrderedDict[str, None] = OrderedDict()
+    empty = True
     for lineno, line in enumerate(fh, start=1):
         if not line.strip():
             continue
+        empty = False
         source = f"{name}:{lineno}"
         try:
-            event = EVENT_ADAPTER.validate_python(orjson.loads(line))
+            value, problems = decode_json_record(line)
         except orjson.JSONDecodeError as exc:
             yield RecordError(source=source, message=f"not JSON: {exc}")
             continue
+        for problem in problems:
+            yield RecordError(source=source, message=f"{problem.where or 'line'}: {problem.message}")
+        try:
+            event = EVENT_ADAPTER.validate_python(value)
         except ValidationError as exc:
             yield RecordError(source=source, message=f"not a valid event: {_summarize(exc)}")
             continue
@@ -73,6 +80,8 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
             )
             continue
         yield event
+    if empty:
+        yield RecordError(source=name, message="empty file: no events in it")
     for sid in sorted(open_sessions, key=lambda s: open_sessions[s].first_line):
         yield SessionEnd(session_id=sid)
 

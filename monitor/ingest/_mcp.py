@@ -36,9 +36,9 @@ How messages become events:
   request was sent, so the server may have run it and its output may have reached the model; counting it as
   run keeps its legs in the session instead of silently dropping them.
 - ``sampling/createMessage`` (the server asks the host's model) carries ``messages`` with role ``user``,
-  but that text is written by the server, not typed by the user: it is never a :class:`UserMessage`
-  (treating it as one would let a server sanction its own destinations). Sampling, elicitation, roots,
-  resources and prompts traffic does not become events.
+  but that text is written by the server, not typed by the user: it is never a :class:`UserMessage` (that
+  would let a server sanction its own destinations). Sampling, elicitation, roots, resources and prompts
+  traffic does not become events. An empty file, a repeated key and too deep nesting are errors too.
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ from monitor.ingest._jsonrpc import (
     parse_direction,
 )
 from monitor.models import RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 USER_MESSAGE_KIND = "user_message"
@@ -80,8 +81,6 @@ _CLOSED_REMEMBERED_FACTOR = 10
 _TIME_ADAPTER: TypeAdapter[datetime] = TypeAdapter(datetime)
 _BARE_PREFIX = re.compile(rb'\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
 _WRAPPED_PREFIX = re.compile(rb'"(?:message|msg|payload)"\s*:\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
-
-
 _CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 _CLIENT_METHODS = ("initialize", "server/discover")
 _SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
@@ -139,9 +138,13 @@ def read_mcp_stream(
     used when the log does not give them.
     """
     reader = _LogReader(name, session, server, max_open_sessions)
+    blank = True
     for lineno, line in enumerate(fh, start=1):
         if line.strip():
+            blank = False
             yield from reader.read_line(lineno, line)
+    if blank:
+        yield RecordError(source=name, message="empty file: no MCP messages in it")
     yield from reader.finish()
 
 
@@ -209,10 +212,11 @@ class _LogReader:
         """Read one non-blank line."""
         source = f"{self.name}:{lineno}"
         try:
-            doc = orjson.loads(line)
+            doc, found = decode_json_record(line)
         except orjson.JSONDecodeError as exc:
             yield RecordError(source=source, message=f"not JSON: {exc}")
             return
+        yield from (RecordError(source=source, message=f"{p.where or 'line'}: {p.message}") for p in found)
         if isinstance(doc, list):
             yield from self._read_payload(lineno, _Envelope(self.default_session, None, None, None), doc)
             return
@@ -240,10 +244,11 @@ class _LogReader:
         payload = doc[key]
         if isinstance(payload, str):
             try:
-                payload = orjson.loads(payload)
+                payload, found = decode_json_record(payload)
             except orjson.JSONDecodeError as exc:
                 yield RecordError(source=source, message=f"{key!r} is a string but not JSON: {exc}")
                 return
+            yield from (RecordError(source=source, message=f"/{key} (text){p.where}: {p.message}") for p in found)
         yield from self._read_payload(lineno, envelope, payload)
 
     def _read_envelope(self, doc: dict[str, Any], problems: list[str]) -> _Envelope | None:
@@ -542,10 +547,8 @@ class _LogReader:
         session = self.sessions.pop(sid)
         for connection in session.connections.values():
             yield from self._flush_pages(sid, connection)
-        unanswered = sorted(
-            (r for c in session.connections.values() for r in c.requests.values()), key=lambda r: r.line
-        )
-        for request in unanswered:
+        requests = (r for c in session.connections.values() for r in c.requests.values())
+        for request in sorted(requests, key=lambda r: r.line):
             yield from self._abandon(sid, request, "the log ended first")
         yield SessionEnd(session_id=sid)
 

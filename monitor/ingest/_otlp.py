@@ -22,7 +22,9 @@ traces and sessions still open, never the file: at most ``max_buffered_spans`` s
 message text), plus the links of the last ``remembered_spans`` spans (for late children, default 100,000),
 plus one line.
 
-Errors name ``file:line``; a bad span names its place in the document too, and the rest is kept.
+Errors name ``file:line``; a bad span names its place in the document too, and the rest is kept. A time
+that is not a ``fixed64`` (out of range, not a whole number) is an error, and its span is still read,
+without that time; an ``intValue`` beyond 64 bits stays the text it was.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import orjson
 
 from monitor.ingest._files import stream_file
 from monitor.models import RecordError, RecordStream
-from monitor.spans import AssemblerBounds, SpanAssembler, SpanKind, SpanRecord, StatusCode
+from monitor.spans import AssemblerBounds, SpanAssembler, SpanKind, SpanRecord, StatusCode, decode_json_record
 
 __all__ = ["decode_export", "iter_documents", "read_otlp", "read_otlp_stream", "sniff"]
 
@@ -79,14 +81,16 @@ def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]
 def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | RecordError]:
     """Yield ``(source, parsed JSON)`` per document, or a :class:`RecordError` for a line that is not JSON."""
     lines = enumerate(fh, start=1)
+    empty = True
     for lineno, line in lines:
         text = line.strip()
         if lineno == 1:
             text = text.removeprefix(b"\xef\xbb\xbf").strip()
         if not text:
             continue
+        empty = False
         try:
-            yield f"{name}:{lineno}", orjson.loads(text)
+            yield from _document(f"{name}:{lineno}", text)
         except orjson.JSONDecodeError as exc:
             if text[-1:] in (b"{", b"["):  # a pretty-printed document starts here: read it whole
                 rest = b"".join(part for _, part in lines)
@@ -95,19 +99,30 @@ def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | Recor
                 return
             yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
         break
+    if empty:
+        yield RecordError(source=name, message="empty file: no OTLP document in it")
+        return
     for lineno, line in lines:
         text = line.strip()
         if not text:
             continue
         try:
-            yield f"{name}:{lineno}", orjson.loads(text)
+            yield from _document(f"{name}:{lineno}", text)
         except orjson.JSONDecodeError as exc:
             yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
 
 
+def _document(source: str, text: bytes) -> Iterator[tuple[str, Any] | RecordError]:
+    """One decoded document, after the errors of its repeated keys and too deep nesting."""
+    document, problems = decode_json_record(text)
+    for problem in problems:
+        yield RecordError(source=source, message=f"{problem.where or 'document'}: {problem.message}")
+    yield source, document
+
+
 def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[tuple[str, Any] | RecordError]:
     try:
-        yield f"{name}:{first_line}", orjson.loads(data)
+        yield from _document(f"{name}:{first_line}", data)
     except orjson.JSONDecodeError as exc:
         yield RecordError(source=f"{name}:{first_line + exc.lineno - 1}", message=f"not JSON: {exc.msg}")
 
@@ -163,10 +178,16 @@ def _decode_request(document: Any, source: str, where: str) -> Iterator[SpanReco
                 yield RecordError(source=source, message=f"{path}/{scope_key}/{si}: no list of spans; skipped")
                 continue
             for pi, span in enumerate(spans):
+                where = f"{path}/{scope_key}/{si}/spans/{pi}"
+                problems: list[str] = []
                 try:
-                    yield _decode_span(span, resource_attributes)
+                    record = _decode_span(span, resource_attributes, problems)
                 except _MalformedError as exc:
-                    yield RecordError(source=source, message=f"{path}/{scope_key}/{si}/spans/{pi}: {exc}; span skipped")
+                    yield RecordError(source=source, message=f"{where}: {exc}; span skipped")
+                    continue
+                for problem in problems:
+                    yield RecordError(source=source, message=f"{where}: {problem}")
+                yield record
 
 
 def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
@@ -174,7 +195,8 @@ def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
     return obj.get(snake) if value is None else value
 
 
-def _decode_span(span: Any, resource_attributes: dict[str, Any]) -> SpanRecord:
+def _decode_span(span: Any, resource_attributes: dict[str, Any], problems: list[str]) -> SpanRecord:
+    """One span; what is wrong but does not stop it being read (a time out of range) goes to ``problems``."""
     if not isinstance(span, dict):
         raise _MalformedError("not an object")
     trace_id = _decode_id(_pick(span, "traceId", "trace_id"), 16, "traceId")
@@ -195,8 +217,10 @@ def _decode_span(span: Any, resource_attributes: dict[str, Any]) -> SpanRecord:
         parent_span_id=parent_id,
         name=name if isinstance(name, str) else "",
         kind=_decode_kind(span.get("kind")),
-        start_time_ns=_decode_int(_pick(span, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano"),
-        end_time_ns=_decode_int(_pick(span, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano"),
+        start_time_ns=_decode_time(
+            _pick(span, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano", problems
+        ),
+        end_time_ns=_decode_time(_pick(span, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano", problems),
         attributes=_decode_attributes(span.get("attributes")),
         resource_attributes=resource_attributes,
         status_code=code,
@@ -230,24 +254,37 @@ def _decode_id(value: Any, size: int, field: str) -> str:
     return raw.hex()
 
 
-def _decode_int(value: Any, field: str) -> int | None:
+_MAX_FIXED64 = 2**64 - 1
+_MAX_DIGITS = 40
+
+
+def _decode_time(value: Any, field: str, problems: list[str]) -> int | None:
+    """A ``fixed64`` time in nanoseconds, from a number or a string; a value that is not one, or out of its
+    range, is a problem and the span is read without that time (its call is never dropped for it)."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool):
-        raise _MalformedError(f"{field} is not an integer")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    if isinstance(value, str):
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and len(value) <= _MAX_DIGITS:
         try:
-            return int(value)
+            number = int(value)
         except ValueError:
             try:
-                return int(float(value))
+                as_float = float(value)
             except ValueError:
-                pass
-    raise _MalformedError(f"{field} {str(value)[:40]!r} is not an integer")
+                as_float = None
+            if as_float is not None and as_float.is_integer():
+                number = int(as_float)
+    if number is None:
+        problems.append(f"{field} {str(value)[:40]!r} is not an integer; read without it")
+        return None
+    if not 0 <= number <= _MAX_FIXED64:
+        problems.append(f"{field} {str(value)[:40]} is out of range (0 to 2**64-1); read without it")
+        return None
+    return number
 
 
 _E = TypeVar("_E", SpanKind, StatusCode)
@@ -264,7 +301,10 @@ def _decode_status_code(value: Any) -> StatusCode:
 def _decode_enum(value: Any, enum: type[_E], prefix: str) -> _E:
     """A protobuf enum given as a number, a digit string or a name (``prefix`` optional); else its zero value."""
     if isinstance(value, str):
-        value = int(value) if value.isdigit() else enum.__members__.get(value.upper().removeprefix(prefix), 0)
+        if value.isascii() and value.isdigit() and len(value) <= _MAX_DIGITS:
+            value = int(value)
+        else:
+            value = enum.__members__.get(value.upper().removeprefix(prefix), 0)
     if isinstance(value, int) and not isinstance(value, bool):
         try:
             return enum(value)
@@ -325,7 +365,8 @@ def _decode_value(value: Any) -> Any:
         if key in ("stringValue", "string_value"):
             return item
         if key in ("intValue", "int_value"):
-            return _convert_or_keep(item, int)
+            number = _convert_or_keep(item, int)
+            return number if not isinstance(number, int) or -(2**63) <= number < 2**63 else str(item)
         if key in ("boolValue", "bool_value"):
             return item if isinstance(item, bool) else str(item).lower() == "true"
         if key in ("doubleValue", "double_value"):
@@ -345,9 +386,11 @@ def _convert_or_keep(value: Any, kind: type[int] | type[float]) -> Any:
     """``value`` as ``kind`` (int64 values often come as strings); what does not convert, as it is."""
     if isinstance(value, kind):
         return value
+    if isinstance(value, str) and len(value) > _MAX_DIGITS:
+        return value
     try:
         return kind(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return value
 
 

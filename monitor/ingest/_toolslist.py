@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from monitor.errors import InputError
 from monitor.ingest._files import describe_read_error
 from monitor.ingest._jsonrpc import LOG_SUFFIXES, MESSAGE_KEYS, SERVER_KEYS, announced_server, is_log_line, is_message
+from monitor.spans import decode_json_record
 
 MAX_TOOL_LIST_BYTES = 64 * 1024 * 1024
 """Larger files are reported as unreadable instead of being loaded."""
@@ -198,20 +199,24 @@ def _read_file(path: Path) -> _Contents:
         data = path.read_bytes()
     except OSError as exc:
         return _Contents(file, problems=[ToolListProblem(file=file, message=describe_read_error(exc))])
+    if not data.strip():
+        return _Contents(file, problems=[ToolListProblem(file=file, message="empty file: no tool list in it")])
     try:
-        doc = orjson.loads(data)
+        doc, found_problems = decode_json_record(data)
     except orjson.JSONDecodeError as exc:
         records, bad_lines = _split_json_lines(file, data)
         if any(is_log_line(record) for _, record in records):
             lists, problems = _read_log(records, file)
             return _Contents(file, lists, bad_lines + problems)
         return _Contents(file, not_json=exc, json_lines=len(records) > 1 and not bad_lines)
+    ambiguous = [ToolListProblem(file=file, message=f"{p.where or 'document'}: {p.message}") for p in found_problems]
     if is_log_line(doc):
-        return _Contents(file, *_read_log([(None, doc)], file))
+        lists, problems = _read_log([(None, doc)], file)
+        return _Contents(file, lists, ambiguous + problems)
     found = parse_tool_list(doc, file)
     if found is None:
-        return _Contents(file, no_tools=True, doc=doc)
-    return _Contents(file, [found])
+        return _Contents(file, problems=ambiguous, no_tools=True, doc=doc)
+    return _Contents(file, [found], ambiguous)
 
 
 def _split_json_lines(file: str, data: bytes) -> tuple[list[tuple[int | None, Any]], list[ToolListProblem]]:
@@ -221,9 +226,14 @@ def _split_json_lines(file: str, data: bytes) -> tuple[list[tuple[int | None, An
         if not raw.strip():
             continue
         try:
-            records.append((number, orjson.loads(raw)))
+            value, found = decode_json_record(raw)
         except orjson.JSONDecodeError as exc:
             problems.append(ToolListProblem(file=file, line=number, message=f"not JSON: {exc.msg}"))
+            continue
+        records.append((number, value))
+        problems.extend(
+            ToolListProblem(file=file, line=number, message=f"{p.where or 'line'}: {p.message}") for p in found
+        )
     return records, problems
 
 

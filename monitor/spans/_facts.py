@@ -20,6 +20,7 @@ from monitor.spans import _langfuse as langfuse
 from monitor.spans import _openinference as openinference
 from monitor.spans import _semconv as semconv
 from monitor.spans import _traceloop as traceloop
+from monitor.spans._json import decode_json_record, flatten_json_text
 from monitor.spans._record import SpanRecord, StatusCode
 
 SESSION_KEYS = (
@@ -152,7 +153,10 @@ def _raw_size(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict | list):
-        return len(orjson.dumps(value, default=str))
+        try:
+            return len(orjson.dumps(value, default=str))
+        except TypeError:  # an integer beyond 64 bits, or nesting beyond orjson's limit: its text instead
+            return len(flatten_json_text(value)) + 8
     return 8
 
 
@@ -381,19 +385,22 @@ def _mcp_tool(definition: Any) -> tuple[str, dict[str, Any]] | None:
 
 
 def _parse(value: Any) -> Any:
-    """Decode a JSON string (twice when it was encoded twice); anything else, or bad JSON, as it is."""
+    """Decode a JSON string (twice when it was encoded twice); anything else, or bad JSON, as it is.
+
+    Decoded as every record is (:func:`~monitor.spans.decode_json_record`): every value of a repeated key is
+    kept, and nesting beyond the bound is read as text."""
     if not isinstance(value, str):
         return value
     text = value.strip()
     if not text or text[0] not in '{["':
         return value
     try:
-        parsed = orjson.loads(text)
+        parsed = decode_json_record(text)[0]
     except orjson.JSONDecodeError:
         return value
     if isinstance(parsed, str) and parsed.strip()[:1] in ("{", "["):
         try:
-            return orjson.loads(parsed)
+            return decode_json_record(parsed)[0]
         except orjson.JSONDecodeError:
             return parsed
     return parsed

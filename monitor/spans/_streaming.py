@@ -18,6 +18,7 @@ import orjson
 from monitor.models import Event, Record, RecordError, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.spans._assembly import MergedCall, SpanLink, TraceItem, assemble_trace
 from monitor.spans._facts import ParseCache, SpanFacts, extract_span_facts
+from monitor.spans._json import flatten_json_text
 from monitor.spans._record import SpanRecord
 
 
@@ -249,7 +250,11 @@ def _build_event(item: TraceItem, session: _OpenSession) -> Event | None:
         session.user_texts.add(payload)
         return UserMessage(session_id=item.session_id, time=time, text=payload)
     server, tools = payload
-    key = (server, hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str)))
+    try:
+        digest = hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str))
+    except TypeError:  # an integer beyond 64 bits, or nesting beyond orjson's limit: its text instead
+        digest = hash(flatten_json_text(tools))
+    key = (server, digest)
     if key in session.tool_lists:
         return None
     session.tool_lists.add(key)
@@ -257,6 +262,10 @@ def _build_event(item: TraceItem, session: _OpenSession) -> Event | None:
 
 
 def _time(ns: int) -> datetime | None:
+    """A span time as a datetime; None when it is unset or outside what a datetime holds."""
     if ns <= 0:
         return None
-    return datetime.fromtimestamp(ns / 1e9, tz=UTC)
+    try:
+        return datetime.fromtimestamp(ns / 1e9, tz=UTC)
+    except (OverflowError, ValueError, OSError):
+        return None

@@ -155,6 +155,11 @@ def prompts(records: list[Record]) -> list[str]:
     return [r.text for r in records if isinstance(r, UserMessage)]
 
 
+def unlisted(records: Any) -> list[Any]:
+    """The records without their tool listings: what a host that never sends tools/list shows."""
+    return [r for r in records if getattr(r, "kind", None) != "tools_listed"]
+
+
 def reports(records: Any) -> dict[str, SessionReport]:
     out: dict[str, SessionReport] = {}
     for item in analyze_records(records, SessionMonitor()):
@@ -782,7 +787,9 @@ def test_sample_transcript_replays_like_the_native_session(session_id: str) -> N
     assert errors(records) == []
 
     got = reports(records)[session_id]
-    native = reports(read_jsonl(NATIVE / f"{session_id}.jsonl"))[session_id]
+    # A transcript carries no tools/list: it is compared with the native session without its listings
+    # (pinned rule packs apply only to listed definitions).
+    native = reports(unlisted(read_jsonl(NATIVE / f"{session_id}.jsonl")))[session_id]
 
     assert got.level == native.level
     assert _decisions(got) == _decisions(native)
@@ -801,7 +808,7 @@ def test_hook_sample_replays_like_the_native_incident() -> None:
     assert errors(records) == []
 
     got = reports(records)["github-public-issue-hooks"]
-    native = reports(read_jsonl(NATIVE / "github-public-issue.jsonl"))["github-public-issue"]
+    native = reports(unlisted(read_jsonl(NATIVE / "github-public-issue.jsonl")))["github-public-issue"]
 
     assert got.level == native.level is Level.EXFILTRATION
     assert _decisions(got) == _decisions(native)

@@ -163,11 +163,11 @@ def test_blank_lines_are_ignored_but_counted_in_line_numbers(tmp_path: Path, wri
     assert [type(e) for e in _events(records)] == [UserMessage, ToolCall]
 
 
-def test_empty_file_yields_nothing(tmp_path: Path) -> None:
+def test_empty_file_is_one_error_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"\n\n")
 
-    assert list(read_jsonl(path)) == []
+    assert list(read_jsonl(path)) == [RecordError(source=str(path), message="empty file: no events in it")]
 
 
 def test_stream_reader_names_the_source_in_errors() -> None:
