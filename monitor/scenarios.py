@@ -8,7 +8,8 @@ scenario expects every call (``allow_all``) or the calls it names (``allow``) to
 alerts' severity. Attacks and legitimate look-alikes come in pairs (``pair``), so that a rule that stops an
 attack by also stopping its twin shows as a failure.
 
-:func:`load_scenarios` reads a folder (``yaml.safe_load`` into the strict models below); a bad file becomes a
+:func:`load_scenarios` reads a folder (YAML read with bounded work and only the core tags,
+:func:`monitor.classify.read_yaml_file`, into the strict models below); a bad file becomes a
 :class:`~monitor.models.RecordError` naming the file and, where YAML gives it, the line, and the other files
 still load. :func:`run_scenario` replays one scenario on a fresh :class:`~monitor.session.SessionMonitor` and
 lists every unmet expectation as a sentence; :func:`run_scenarios` runs many and counts.
@@ -24,8 +25,9 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
 
+from monitor.classify import YamlProblem, read_yaml_file
 from monitor.decide import Policy
-from monitor.ingest import find_duplicate_key, find_yaml_line
+from monitor.ingest import find_yaml_line
 from monitor.models import Action, AlertKind, Decision, Level, Posture, Reason, RecordError, Severity
 from monitor.session import SessionMonitor
 
@@ -330,21 +332,11 @@ def load_scenario_file(path: str | Path) -> Scenario | RecordError:
     """Read one scenario file; a problem becomes a :class:`RecordError` (``file:line``)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return RecordError(source=str(path), message=f"cannot read: {exc}")
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        return RecordError(source=f"{path}:{line}", message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        node, data = read_yaml_file(path)
+    except YamlProblem as exc:
+        return RecordError(source=f"{path}:{exc.line}", message=exc.message)
     if not isinstance(node, yaml.MappingNode):
         return RecordError(source=f"{path}:1", message="a scenario file is a mapping")
-    duplicate = find_duplicate_key(node)
-    if duplicate is not None:
-        return RecordError(source=f"{path}:{duplicate[1]}", message=f"duplicate key {duplicate[0]!r}")
-    data = yaml.safe_load(text)
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:

@@ -42,6 +42,8 @@ def write_pack(folder: Path, server: str, entries: dict[str, list[str]], uid: in
         if match == "list_files":  # a condition that would remove P from a call: the measure ignores it
             lines += ["    when:", "      - arg: path", "        glob: '*'", "        remove: [private_data]"]
     text = PACK.format(id=f"00000000-0000-4000-8000-{uid:012d}", server=server, entries="\n".join(lines))
+    if "*" in server:  # a trusted glob that leaves legs out: accepted only when the file says so
+        text = text.replace("trust: trusted\n", "trust: trusted\nallow_wildcard: true\n")
     (folder / f"{server}.yaml").write_text(text)
 
 

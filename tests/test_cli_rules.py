@@ -146,3 +146,75 @@ def test_clients_command() -> None:
     result = run("clients", fetch, "--format", "json")
     assert result.exit_code == 0, result.output
     assert "claude" in result.output.lower()
+
+
+def test_rules_test_and_check_on_the_builtin_folder_load_it_once() -> None:
+    rules_dir = PROJECT / "rules"
+    tested = run("rules", "test", rules_dir)
+    assert tested.exit_code == 0, tested.output
+    assert "duplicate rule id" not in tested.output
+    assert tested.output.splitlines()[-1].endswith(", 0 failed")
+    checked = run("rules", "check", rules_dir)
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.splitlines()[-1] == run("rules", "check").output.splitlines()[-1]
+
+
+SILENCER = RULE.replace("server: mail\n", 'server: "*"\ntrust: trusted\n').replace(
+    "  - match: send_mail\n    legs: [external_communication]", '  - match: "*"\n    legs: []'
+)
+
+
+def test_a_wildcard_silencer_is_refused_by_check_test_and_analyze(tmp_path: Path) -> None:
+    path = tmp_path / "all.yaml"
+    path.write_text(SILENCER)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("")
+    for args in (("rules", "check", tmp_path), ("rules", "test", tmp_path), ("analyze", trace, "--rules", tmp_path)):
+        result = run(*args)
+        assert result.exit_code in (1, 2), result.output
+        assert f"error: {path}:6: server '*' is a glob, and this file lowers risk for every server" in result.output
+        assert "allow_wildcard: true" in result.output
+
+
+def test_check_warns_about_an_accepted_wildcard(tmp_path: Path) -> None:
+    path = tmp_path / "all.yaml"
+    path.write_text(SILENCER.replace("trust: trusted\n", "trust: trusted\nallow_wildcard: true\n"))
+    result = run("rules", "check", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (
+        f"warning: {path}:6: server '*' is a glob that lowers risk for every server it matches (trust: trusted; "
+        "tools.0 '*' leaves out private_data, untrusted_content, external_communication without a pin), accepted "
+        "by 'allow_wildcard: true'"
+    ) in result.output
+    assert "warning:" not in run("rules", "check").output  # the built-in globs are pinned
+
+
+def test_a_rule_file_bomb_or_python_tag_is_a_line_and_exit_1(tmp_path: Path) -> None:
+    levels = ["a0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(levels) + "\n")
+    (tmp_path / "tag.yaml").write_text(RULE.replace("title: Mail", "title: !!python/object/apply:os.system [id]"))
+    result = run("rules", "check", tmp_path)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"error: {tmp_path / 'bomb.yaml'}:6: aliases expand to more than 100000 nodes" in result.output
+    assert f"error: {tmp_path / 'tag.yaml'}:2: tag !!python/object/apply:os.system is not allowed" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_schema_rules_documents_the_wildcard_opt_in() -> None:
+    result = run("schema", "rules")
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["title"] == "trifecta-monitor rule file"
+    assert "allow_wildcard" in schema["properties"]
+    assert "glob" in schema["properties"]["allow_wildcard"]["description"]
+
+
+def test_schema_rules_documents_the_internal_host_condition() -> None:
+    result = run("schema", "rules")
+    assert result.exit_code == 0, result.output
+    condition = json.loads(result.output)["$defs"]["Condition"]
+    assert "internal_host" in condition["properties"]
+    assert "any spelling" in condition["properties"]["internal_host"]["description"]
+    assert "internal_host" in condition["description"]

@@ -334,7 +334,7 @@ def test_a_suites_pack_is_its_servers_file_in_effect_globs_kept(tmp_path: Path) 
     write_pack(packs, "legacy", "agentdojo-mail-legacy", "peek", "beam")
     write_pack(packs, "mail", "agentdojo-mail", "peek", "beam", overrides=ids["legacy"])
     newest = write_pack(packs, "mail-v2", "agentdojo-mail", "peek", "beam", overrides=ids["mail"])
-    write_pack(packs, "family", "agentdojo-*", "look", "send")
+    write_pack(packs, "family", "agentdojo-*", "look", "send", allow_wildcard="true")  # a glob that lowers risk
     write_pack(packs, "shop", "agentdojo-shop", "browse", "order")
     rules = load_rules([packs], builtin=False)
     without, removed = remove_rules_for(rules, {"agentdojo-mail"})

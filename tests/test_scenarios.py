@@ -260,7 +260,16 @@ def test_an_id_is_its_file_name_and_ids_are_unique(tmp_path: Path) -> None:
 
 
 def test_an_empty_file_is_an_error(tmp_path: Path) -> None:
-    assert "a scenario file is a mapping" in only_error(write(tmp_path, "", name="empty")).message
+    assert only_error(write(tmp_path, "", name="empty")).message == "empty file"
+
+
+def test_an_alias_bomb_or_a_python_tag_is_a_line_not_a_hang(tmp_path: Path) -> None:
+    levels = ["a0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    bomb = only_error(write(tmp_path, "\n".join(levels) + "\n", name="bomb"))
+    assert bomb.source.endswith("bomb.yaml:6") and "aliases expand to more than" in bomb.message
+    tag = only_error(write(tmp_path, "id: !!python/object/apply:os.system [id]\n", name="tag"))
+    assert tag.source.endswith("tag.yaml:1") and tag.message.startswith("tag !!python/object/apply:os.system")
 
 
 def test_a_result_key_says_whether_the_result_was_recorded() -> None:

@@ -11,9 +11,19 @@ from monitor.classify._effects import (
 from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
 from monitor.classify._loader import builtin_rules_dir, hash_rules, load_builtin_rules, load_rules
-from monitor.classify._overrides import LoadedRule, RuleSet, resolve_argument
-from monitor.classify._rules import Condition, RuleFile, RuleTest, Status, ToolRule, Trust
+from monitor.classify._overrides import LoadedRule, RuleSet, UncheckedPin, resolve_argument
+from monitor.classify._rules import (
+    Condition,
+    RuleFile,
+    RuleTest,
+    Status,
+    ToolRule,
+    Trust,
+    build_rule_schema,
+    find_wildcard_risks,
+)
 from monitor.classify._ruletests import TestOutcome, check_test_coverage, run_rule_tests
+from monitor.classify._safe_yaml import YamlLimits, YamlProblem, load_yaml_text, read_yaml_file
 from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
 
 __all__ = [
@@ -33,19 +43,26 @@ __all__ = [
     "TestOutcome",
     "ToolRule",
     "Trust",
+    "UncheckedPin",
     "Where",
+    "YamlLimits",
+    "YamlProblem",
+    "build_rule_schema",
     "builtin_rules_dir",
     "check_test_coverage",
     "classify_effects",
     "classify_result_hints",
     "draft_rule_file",
     "dump_rule_file",
+    "find_wildcard_risks",
     "hash_rules",
     "load_builtin_rules",
     "load_rules",
+    "load_yaml_text",
     "match_heuristics",
     "names_code_execution_path",
     "parse_definitions",
+    "read_yaml_file",
     "resolve_argument",
     "run_rule_tests",
     "tokenize_name",

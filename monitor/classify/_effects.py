@@ -90,6 +90,8 @@ CODE_EXECUTION_PATHS = re.compile(
 )
 """Paths whose content runs later without anyone asking: writing there is code execution."""
 _MAX_PATH_CHARS = 4096
+"""The longest path examined (no file system accepts a longer one); a longer path written to counts as code
+execution, since what it names cannot be examined."""
 
 
 def classify_effects(tool: ToolContext) -> frozenset[Effect]:
@@ -133,13 +135,17 @@ def classify_shell_effects(arguments: Mapping[str, Any]) -> set[Effect]:
 
 def names_code_execution_path(arguments: Mapping[str, Any], tool: str = "") -> bool:
     """Whether a call writes to a path whose content runs later (a workflow, a shell rc file, a hook): a path
-    argument names one, and the tool writes (by its name, or by carrying content to write)."""
+    argument names one, or is longer than :data:`_MAX_PATH_CHARS` (not examined, so judged cautiously), and the
+    tool writes (by its name, or by carrying content to write)."""
     writes = bool(set(tokenize_name(tool)) & _WRITE_VERBS) or any(str(k).lower() in _CONTENT_KEYS for k in arguments)
     if not writes:
         return False
     for _, key, text in iter_argument_texts(arguments):
-        if key.lower() in _PATH_KEYS and CODE_EXECUTION_PATHS.search(text[:_MAX_PATH_CHARS].strip()):
-            return True
+        if key.lower() not in _PATH_KEYS:
+            continue
+        path = text.strip()
+        if len(path) > _MAX_PATH_CHARS or CODE_EXECUTION_PATHS.search(path):
+            return True  # a path too long to examine is never judged by its prefix
     return False
 
 

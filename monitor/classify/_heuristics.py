@@ -286,7 +286,8 @@ def _field_tokens(name: str, definition: ToolDefinition | None) -> dict[Where, s
 def _is_text(prop: object) -> bool:
     """Whether a schema property may hold a name, path or address: its type is not only numbers or booleans."""
     kind = prop.get("type") if isinstance(prop, dict) else None
-    kinds = set(kind) if isinstance(kind, list) else {kind}
+    # A type that is not a string (an object, a nested list) says nothing: the property may hold text.
+    kinds = {k if isinstance(k, str) else None for k in (kind if isinstance(kind, list) else [kind])}
     return not kinds <= {"integer", "number", "boolean", "null"}
 
 

@@ -9,16 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from pydantic import ValidationError
 
 from monitor.classify._overrides import LoadedRule, RuleSet
-from monitor.classify._rules import RuleFile
+from monitor.classify._rules import RuleFile, find_wildcard_risks
+from monitor.classify._safe_yaml import RULE_FILE_LIMITS, YamlProblem, read_yaml_file
 from monitor.errors import RuleLoadError
-from monitor.ingest import find_duplicate_key, find_yaml_line
+from monitor.ingest import find_yaml_line
 
 RULE_SUFFIXES = (".yaml", ".yml")
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def builtin_rules_dir() -> Path:
@@ -31,18 +30,26 @@ def load_rules(dirs: Iterable[str | Path] = (), *, builtin: bool = True) -> Rule
     """Load the built-in packs (unless ``builtin=False``) and every ``*.yaml``/``*.yml`` file under ``dirs``.
 
     Raises :class:`~monitor.errors.RuleLoadError` listing every problem (``file:line: message``): YAML
-    errors, unknown keys, unknown legs, bad globs, unsafe regexes, duplicate ids, and a second file for
-    a server already covered that does not say ``overrides: <id>``.
+    errors and files YAML refuses to read safely (too large, aliases past a bound or expanding too far, any
+    tag but the core ones), unknown keys, unknown legs, bad globs, unsafe regexes, duplicate ids, a server
+    glob that lowers risk without ``allow_wildcard: true`` (:func:`find_wildcard_risks`), and a second file
+    for a server already covered that does not say ``overrides: <id>``. A file reached twice loads once.
     """
     roots = ([builtin_rules_dir()] if builtin else []) + [Path(d) for d in dirs]
     problems: list[str] = []
     loaded: list[LoadedRule] = []
+    seen: set[Path] = set()
     for root in roots:
         if not root.exists():
             problems.append(f"{root}: no such rules folder")
             continue
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in RULE_SUFFIXES)
         for path in files:
+            # A folder named twice (the built-in packs named again, a file inside a folder given too) loads once.
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
             rule = _load_file(path, problems)
             if rule is not None:
                 loaded.append(rule)
@@ -60,32 +67,23 @@ def load_builtin_rules() -> RuleSet:
 
 def hash_rules(rules: Sequence[LoadedRule]) -> str:
     """sha256 of the canonical JSON of the loaded rules, in id order (the ``ruleset_sha256``)."""
-    docs = sorted((r.rule.model_dump(mode="json", by_alias=True) for r in rules), key=lambda d: d["id"])
+    docs = sorted((_canonical(r) for r in rules), key=lambda d: d["id"])
     return hashlib.sha256(orjson.dumps(docs, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _canonical(loaded: LoadedRule) -> dict[str, Any]:
+    doc = loaded.rule.model_dump(mode="json", by_alias=True)
+    if not doc["allow_wildcard"]:
+        del doc["allow_wildcard"]  # absent and false hash alike, as before the key existed
+    return doc
 
 
 def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"{path}: cannot read: {exc}")
+        node, data = read_yaml_file(path, RULE_FILE_LIMITS)
+    except YamlProblem as exc:
+        problems.append(f"{path}:{exc.line}: {exc.message}")
         return None
-    try:
-        node = yaml.compose(text, Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problems.append(f"{path}:{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
-        return None
-    if node is None:
-        problems.append(f"{path}:1: empty rule file")
-        return None
-    duplicate = find_duplicate_key(node)
-    if duplicate is not None:
-        key, line = duplicate
-        problems.append(f"{path}:{line}: duplicate key {key!r}")
-        return None
-    data = yaml.load(text, Loader=_YAML_LOADER)
     if not isinstance(data, dict):
         problems.append(f"{path}:{node.start_mark.line + 1}: a rule file is a mapping")
         return None
@@ -110,6 +108,14 @@ def _load_file(path: Path, problems: list[str]) -> LoadedRule | None:
             return None
         seen_matches.add(entry.match)
     lines = {"id": find_yaml_line(node, ("id",)), "server": find_yaml_line(node, ("server",))}
+    risks = find_wildcard_risks(rule)
+    if risks and not rule.allow_wildcard:
+        problems.append(
+            f"{path}:{lines['server']}: server {rule.server!r} is a glob, and this file lowers risk for every "
+            f"server it matches ({'; '.join(risks)}); pin those entries, name the server exactly, or say "
+            "'allow_wildcard: true' to accept it"
+        )
+        return None
     return LoadedRule(rule, path, lines)
 
 

@@ -3,24 +3,39 @@
 A :class:`RuleSet` holds the loaded rule files. For a call it finds the first file whose ``server`` matches
 (exact names first, then globs in load order) and, in it, the first tool entry whose ``match`` matches the tool.
 The entry's ``legs`` are the reviewed answer, with provenance ``override`` and the rule id; its ``when``
-conditions, tested on the call's arguments (equals, in, glob, bounded regex, domain allowlist, or what earlier
-results showed about a value), add or remove legs for that call. A ``pin`` that the definition listed in the
-session does not match voids the entry: the call is classified as if no rule covered it, and the session
-raises ``definition-changed``.
+conditions, tested on the call's arguments (equals, in, glob, bounded regex, domain allowlist, internal host, or
+what earlier results showed about a value), add or remove legs for that call. A value too long for a glob or
+regex to examine is never judged by its prefix: the condition's additions apply and its removals do not.
+
+A ``pin`` ties an entry to the definitions it was reviewed against. A definition listed in the session that
+the pin does not match voids the entry: the call is classified as if no rule covered it, and the session
+raises ``definition-changed``. When the session listed no definition for the tool (a host that never sends
+``tools/list``, or a server that merely has a reviewed server's name), the pin cannot be checked: the entry
+may then only add legs (:class:`UncheckedPin`), never remove them, and the classifier asks the other layers.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 import string
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from monitor.classify._rules import MAX_REGEX_INPUT, Condition, RuleFile, ToolRule, Trust, compile_regex
-from monitor.evidence import find_addresses, normalize_text
+from monitor.classify._rules import (
+    GLOB_CHARS,
+    MAX_REGEX_INPUT,
+    Condition,
+    RuleFile,
+    ToolRule,
+    Trust,
+    compile_regex,
+)
+from monitor.evidence import canonical_host, find_addresses, host_of_url, is_internal_host, normalize_text
 from monitor.models import (
     Classification,
     DestinationKind,
@@ -32,8 +47,6 @@ from monitor.models import (
     SessionFacts,
     ToolContext,
 )
-
-_GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -114,17 +127,19 @@ class CompiledCondition:
         self._regex = compile_regex(condition.regex) if condition.regex is not None else None
         self._allowed = [d.lower().removeprefix("www.") for d in condition.domain_in or []]
 
-    def holds(self, arguments: Mapping[str, Any], facts: SessionFacts | None) -> bool:
-        """Whether the condition holds for a call (``not`` applied)."""
+    def holds(self, arguments: Mapping[str, Any], facts: SessionFacts | None) -> bool | None:
+        """Whether the condition holds for a call (``not`` applied); None when a value is too long for its glob
+        or regex to examine (the caller then applies the condition's additions and not its removals)."""
         c = self.condition
         if c.arg is not None:
             values = resolve_argument(arguments, c.arg)
         else:
             filled = _fill_template(c.value or "", arguments)
             values = [] if filled is None else [filled]
-        return self._test(values, facts) != c.negate
+        found = self._test(values, facts)
+        return None if found is None else found != c.negate
 
-    def _test(self, values: list[Any], facts: SessionFacts | None) -> bool:
+    def _test(self, values: list[Any], facts: SessionFacts | None) -> bool | None:
         c = self.condition
         if not values:
             return False
@@ -133,10 +148,14 @@ class CompiledCondition:
         if c.in_ is not None:
             return any(_same(v, option) for v in values for option in c.in_)
         texts = [v if isinstance(v, str) else str(v) for v in values if not isinstance(v, dict | list)]
+        if (c.glob is not None or self._regex is not None) and any(len(t) > MAX_REGEX_INPUT for t in texts):
+            return None  # not examined: never judged by a prefix
         if c.glob is not None:
             return any(fnmatch.fnmatchcase(t.casefold(), c.glob.casefold()) for t in texts)
         if self._regex is not None:
-            return any(self._regex.search(t[:MAX_REGEX_INPUT]) is not None for t in texts)
+            return any(self._regex.search(t) is not None for t in texts)
+        if c.internal_host:
+            return any(names_internal_host(t) for t in texts)
         if c.domain_in is not None:
             domains = {
                 _domain_of(kind, value)
@@ -155,6 +174,37 @@ class CompiledCondition:
                 for attrs in facts.attributes_of(normalize_text(t))
             )
         return False
+
+
+_URL_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_WITH_AUTHORITY = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+def names_internal_host(text: str) -> bool:
+    """Whether a URL-like value stays on the user's machine or network: a ``file:`` URL (on no server, or an
+    internal one), or a URL (or a ``host[:port][/path]`` without scheme) whose host
+    :func:`monitor.evidence.is_internal_host` calls internal, read by a browser and by an RFC 3986 parser alike
+    (``http://localhost\\@evil.example`` is public to one of them). A value with another scheme and no
+    authority (``mailto:``, ``data:``, ``javascript:``) is not internal."""
+    value = text.strip()
+    if value[:5].lower() == "file:":
+        host = host_of_url(value)  # file://server/share opens a share on that server
+        return host is not None and (host == "" or is_internal_host(host))
+    if not _WITH_AUTHORITY.match(value):
+        scheme = _URL_SCHEME.match(value)
+        if scheme is not None and not value[scheme.end() : scheme.end() + 1].isdigit():
+            return False  # a scheme without an authority, not a host followed by its port
+        value = "http://" + value
+    return all(host is not None and is_internal_host(host) for host in _hosts_of(value))
+
+
+def _hosts_of(url: str) -> list[str | None]:
+    """The host of ``url`` as a browser reads it and as an RFC 3986 parser reads it (they differ on ``\\``)."""
+    try:
+        strict = urlsplit(url).hostname
+    except ValueError:
+        strict = None
+    return [host_of_url(url), None if strict is None else canonical_host(strict)]
 
 
 @dataclass
@@ -185,7 +235,7 @@ class RuleSet:
         self._exact: dict[str, list[LoadedRule]] = {}
         self._globbed: list[LoadedRule] = []
         for r in self.active:
-            if _GLOB_CHARS & set(r.rule.server):
+            if GLOB_CHARS & set(r.rule.server):
                 self._globbed.append(r)
             else:
                 self._exact.setdefault(r.rule.server, []).append(r)
@@ -220,22 +270,54 @@ class RuleSet:
         return None
 
     def classify(self, tool: ToolContext) -> OverrideMatch | None:
-        """The reviewed legs of a call, with argument conditions applied; None if no rule covers it."""
+        """The reviewed legs of a call, with argument conditions applied; None if no rule covers it, or if the
+        entry that covers it is pinned and the session listed no definition to check the pin against."""
+        return self.match(tool)[0]
+
+    def match(self, tool: ToolContext) -> tuple[OverrideMatch | None, UncheckedPin | None]:
+        """:meth:`classify`, and the entry whose pin could not be checked (no definition listed), if any."""
         found = self._find(tool.server, tool.name)
         if found is None:
-            return None
+            return None, None
         pins = found.entry.pins
+        if pins and tool.definition is None:
+            legs = {
+                leg: Provenance(source=prov.source, rule=f"{prov.rule}#pin-unchecked")
+                for leg, prov in self._apply(found, tool, remove=False).items()
+            }
+            return None, UncheckedPin(found.rule_id, pins, Classification(provenance=legs))
         if pins and tool.definition is not None and tool.definition.definition_hash not in pins:
             seen = tool.definition.definition_hash
-            return OverrideMatch(None, (found.rule_id,), voided=PinMismatch(found.rule_id, ", ".join(pins), seen))
+            voided = PinMismatch(found.rule_id, ", ".join(pins), seen)
+            return OverrideMatch(None, (found.rule_id,), voided=voided), None
+        provenance = self._apply(found, tool, remove=True)
+        return OverrideMatch(
+            Classification(provenance=provenance), (found.rule_id,), tuple(found.entry.destinations)
+        ), None
 
+    @staticmethod
+    def _apply(found: _Entry, tool: ToolContext, remove: bool) -> dict[Leg, Provenance]:
+        """The entry's legs with the conditions that hold for the call applied (their removals only if ``remove``)."""
         provenance = dict(found.base)
         if found.conditions and tool.arguments is not None:
             for i, cond in enumerate(found.conditions):
-                if cond.holds(tool.arguments, tool.facts):
-                    for leg in cond.condition.remove:
-                        provenance.pop(leg, None)
+                holds = cond.holds(tool.arguments, tool.facts)
+                if holds is not False:  # None (not examined): the additions apply, the removals do not
+                    if remove and holds:
+                        for leg in cond.condition.remove:
+                            provenance.pop(leg, None)
                     prov = Provenance(source=LegSource.OVERRIDE, rule=f"{found.rule_id}#when{i}")
                     for leg in cond.condition.add:
                         provenance.setdefault(leg, prov)
-        return OverrideMatch(Classification(provenance=provenance), (found.rule_id,), tuple(found.entry.destinations))
+        return provenance
+
+
+@dataclass(frozen=True)
+class UncheckedPin:
+    """A pinned entry covers the call, but the session listed no definition of the tool to check the pin
+    against: the entry's ``legs`` (its conditions' additions included, its removals not) may only be added to
+    what the other layers say."""
+
+    rule_id: str
+    pins: tuple[str, ...]
+    legs: Classification

@@ -2,7 +2,8 @@
 
 Rule files are YAML, validated by these strict models (unknown keys are errors). Patterns are checked when
 the file loads: globs must be well formed, regular expressions must compile under RE2 (linear time, no
-backtracking) and are matched against at most :data:`MAX_REGEX_INPUT` characters.
+backtracking). Globs and regular expressions are matched against at most :data:`MAX_REGEX_INPUT` characters: a
+longer value is not examined: the condition's additions apply and its removals do not.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from monitor.models import Leg
 
 MAX_REGEX_INPUT = 10_000
+"""The longest value a glob or regular expression is matched against; a longer one is judged cautiously."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 MAX_PATTERN_LENGTH = 1_000
 _REGEX_OPTIONS = re2.Options()
@@ -79,7 +81,7 @@ def check_glob(pattern: str) -> str:
     return pattern
 
 
-_OPERATORS = ("equals", "in_", "glob", "domain_in", "regex", "seen_with")
+_OPERATORS = ("equals", "in_", "glob", "domain_in", "regex", "seen_with", "internal_host")
 
 
 class Condition(_Strict):
@@ -88,9 +90,14 @@ class Condition(_Strict):
     The subject is either ``arg`` (an argument path, ``a.b`` or ``a/0/b``; for a list, any element may
     match) or ``value`` (a template over arguments, e.g. ``"{owner}/{repo}"``). Exactly one operator:
     ``equals``, ``in``, ``glob`` (case-insensitive), ``domain_in`` (every e-mail address or URL in the
-    value is on one of these domains or their subdomains), ``regex`` (RE2, searched, bounded input) or
-    ``seen_with`` (an earlier result of the session listed the value in an object with these fields).
-    ``not: true`` negates the condition.
+    value is on one of these domains or their subdomains), ``regex`` (RE2, searched, bounded input),
+    ``seen_with`` (an earlier result of the session listed the value in an object with these fields) or
+    ``internal_host: true`` (the value is a ``file:`` URL, or a URL or ``host[:port][/path]`` whose host stays
+    on the user's machine or network, read as a resolver reads it: a public address in any spelling, such as
+    ``1481646427`` or ``0x58501234``, is not internal). ``not: true`` negates the condition.
+
+    A glob or regex cannot examine a value longer than :data:`MAX_REGEX_INPUT` characters; for such a value the
+    condition's ``add`` applies and its ``remove`` does not, whatever ``not`` says.
     """
 
     arg: str | None = None
@@ -101,6 +108,15 @@ class Condition(_Strict):
     domain_in: list[str] | None = None
     regex: str | None = None
     seen_with: dict[str, str | int | float | bool] | None = None
+    internal_host: bool | None = Field(
+        default=None,
+        description=(
+            "true: the value is a file: URL (on no server or an internal one), or a URL or host[:port][/path] "
+            "whose host is loopback, private, link-local, single-label or under an internal suffix (.internal, "
+            ".local, .home.arpa...), in any spelling a resolver accepts; a public address in any spelling is not "
+            "internal"
+        ),
+    )
     negate: bool = Field(default=False, alias="not")
     add: list[Leg] = Field(default_factory=list)
     remove: list[Leg] = Field(default_factory=list)
@@ -115,6 +131,13 @@ class Condition(_Strict):
     def _check_regex(cls, v: str | None) -> str | None:
         if v is not None:
             compile_regex(v)
+        return v
+
+    @field_validator("internal_host")
+    @classmethod
+    def _check_internal_host(cls, v: bool | None) -> bool | None:
+        if v is False:
+            raise ValueError("internal_host takes true; write 'not: true' for hosts that are not internal")
         return v
 
     @model_validator(mode="after")
@@ -169,7 +192,9 @@ class RuleTest(_Strict):
     ``arguments: null`` stands for a call whose arguments were not recorded (conditions do not apply).
 
     ``seen`` lists objects earlier results of the session showed (for ``seen_with`` conditions);
-    ``definition`` is the tool definition the session saw (for pins).
+    ``definition`` is the tool definition the session listed (for pins). Without ``definition`` the session
+    listed the definition the covering entry's first pin names; ``definition: null`` stands for a session that
+    listed none (a pinned entry then only adds legs to what the other layers say).
     """
 
     tool: str
@@ -211,6 +236,13 @@ class RuleFile(_Strict):
     references: list[str] = Field(default_factory=list)
     server: str
     trust: Trust | None = None
+    allow_wildcard: bool = Field(
+        default=False,
+        description=(
+            "Accept a server glob that lowers risk for every server it matches: 'trust: trusted', or a tool "
+            "entry without a pin that leaves out a leg or removes one. Without it such a file is refused."
+        ),
+    )
     overrides: UUID | None = None
     tools: list[ToolRule] = Field(default_factory=list)
     tests: list[RuleTest] = Field(default_factory=list)
@@ -219,3 +251,40 @@ class RuleFile(_Strict):
     @classmethod
     def _check_server(cls, v: str) -> str:
         return check_glob(v)
+
+    @property
+    def is_wildcard(self) -> bool:
+        """The file's ``server`` is a glob: it covers servers whose names nobody reviewed."""
+        return bool(GLOB_CHARS & set(self.server))
+
+
+GLOB_CHARS = frozenset("*?[")
+"""The characters that make a name a glob."""
+
+
+def find_wildcard_risks(rule: RuleFile) -> list[str]:
+    """What a file whose ``server`` is a glob does to lower risk on every server it matches: a trust grant, and
+    each tool entry without a pin that leaves a leg out or removes one. Empty for an exact server name.
+
+    A pinned entry is not a risk: it applies only to a tool whose listed definition is the reviewed one."""
+    if not rule.is_wildcard:
+        return []
+    risks = ["trust: trusted"] if rule.trust is Trust.TRUSTED else []
+    for i, entry in enumerate(rule.tools):
+        if entry.pins:
+            continue
+        missing = [leg.value for leg in Leg if leg not in entry.legs]
+        removed = sorted({leg.value for c in entry.when for leg in c.remove})
+        if missing:
+            risks.append(f"tools.{i} {entry.match!r} leaves out {', '.join(missing)} without a pin")
+        if removed:
+            risks.append(f"tools.{i} {entry.match!r} removes {', '.join(removed)} without a pin")
+    return risks
+
+
+def build_rule_schema() -> dict[str, Any]:
+    """Return the JSON Schema of a rule file."""
+    schema = RuleFile.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "trifecta-monitor rule file"
+    return schema

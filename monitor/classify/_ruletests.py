@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from monitor.classify._engine import Classifier
 from monitor.classify._overrides import LoadedRule, RuleSet
-from monitor.classify._rules import RuleTest
+from monitor.classify._rules import GLOB_CHARS, RuleTest
 from monitor.evidence import ContentIndex
-from monitor.models import Leg, Posture, ToolContext, parse_tool, sort_legs
+from monitor.models import Leg, Posture, ToolContext, ToolDefinition, parse_tool, sort_legs
 
 
 @dataclass(frozen=True)
@@ -46,19 +46,24 @@ def run_rule_tests(rules: RuleSet, files: Iterable[LoadedRule]) -> list[TestOutc
         for problem in check_test_coverage(loaded):
             outcomes.append(TestOutcome(source, None, False, problem))
         for i, test in enumerate(loaded.rule.tests):
-            outcomes.append(_run_one(classifier, loaded, i, test))
+            outcomes.append(_run_one(rules, classifier, loaded, i, test))
     return outcomes
 
 
-def _run_one(classifier: Classifier, loaded: LoadedRule, index: int, test: RuleTest) -> TestOutcome:
+def _run_one(rules: RuleSet, classifier: Classifier, loaded: LoadedRule, index: int, test: RuleTest) -> TestOutcome:
     source = str(loaded.path)
     label = f"tests[{index}] {test.tool}" + (f" ({test.description})" if test.description else "")
     server = test.server or loaded.rule.server
-    if any(ch in server for ch in "*?["):
+    if GLOB_CHARS & set(server):
         return TestOutcome(source, index, False, f"{label}: the file's server is a glob; give the test a 'server'")
     definition = None
     if test.definition is not None:
         definition, _ = parse_tool(test.definition)
+    elif "definition" not in test.model_fields_set:
+        # No definition given: the session listed the one the covering entry was reviewed against.
+        found = rules.find(server, test.tool)
+        if found is not None and found[1].pins:
+            definition = ToolDefinition(name=test.tool, definition_hash=found[1].pins[0])
     facts = ContentIndex()
     if test.seen:
         facts.add_result("seen", test.seen, private=False, untrusted=False)

@@ -82,14 +82,90 @@ class ToolDefinition(BaseModel):
 
 
 def hash_definition(raw: dict[str, Any]) -> str:
-    """Return the definition hash (DESIGN §2) of a raw tool object as served."""
+    """Return the definition hash (DESIGN §2) of a raw tool object as served. Never raises.
+
+    A definition that is plain JSON (string keys, integers that fit 64 bits, finite numbers, nesting orjson
+    takes) hashes its canonical JSON. Any other (an integer of 2**64 or more, a key that is not a string, NaN,
+    nesting too deep for orjson, a value of another type) hashes a canonical form of its own, under a prefix
+    no canonical JSON starts with: it matches no pin, so a reviewed rule pinned to the tool is void for it."""
     canonical = {
         "name": raw.get("name"),
         "description": raw.get("description"),
         "inputSchema": raw.get("inputSchema"),
         "annotations": raw.get("annotations"),
     }
-    return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    try:
+        text = orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = b""
+    if not text or (b"null" in text and _has_non_finite(canonical)):
+        text = _NOT_JSON + _encode_any(canonical)
+    return hashlib.sha256(text).hexdigest()
+
+
+_NOT_JSON = b"\x00not-json\x00"
+
+
+def _has_non_finite(value: Any) -> bool:
+    """Whether a float NaN or infinity is anywhere in ``value`` (orjson writes them as null)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def _encode_scalar(value: Any) -> str:
+    """A scalar, typed, in one deterministic text (never raises, never shows an address)."""
+    if value is None or isinstance(value, bool):
+        return f"{type(value).__name__}:{value}"
+    if isinstance(value, int):
+        return f"int:{int(value):x}"  # hexadecimal: no digit limit applies
+    if isinstance(value, float):
+        return f"float:{float.__repr__(value)}"
+    if isinstance(value, str):
+        return "str:" + orjson.dumps(value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")).decode()
+    return f"other:{type(value).__module__}.{type(value).__qualname__}"
+
+
+def _encode_any(value: Any) -> bytes:
+    """Any value, as a deterministic text: mappings by their keys' texts in order, lists in order; iterative,
+    so that no nesting depth makes it fail."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Token):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            entries = sorted(((_encode_scalar(k), v) for k, v in item.items()), key=lambda e: e[0])
+            stack.append(_Token("}"))
+            for key, v in reversed(entries):
+                stack.extend((_Token(";"), v, _Token(key + "=")))
+            out.append("{")
+        elif isinstance(item, list | tuple):
+            stack.append(_Token("]"))
+            for v in reversed(item):
+                stack.extend((_Token(","), v))
+            out.append("[")
+        else:
+            out.append(_encode_scalar(item))
+    return "".join(out).encode("utf-8")
+
+
+class _Token:
+    """Punctuation already written, on the encoder's stack."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def parse_tool(raw: Any, pointer: str = "") -> tuple[ToolDefinition | None, list[Finding]]:

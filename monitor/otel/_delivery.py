@@ -198,7 +198,7 @@ class Delivery:
                 empty = 0
                 try:
                     self._deliver(lines)
-                except Exception:
+                except BaseException:  # the engine on this thread runs a user's sink: nothing ends this thread
                     self._failures.fail("deliver")
                     listener.on_lost(lines)
             elif worker is not None and not self._flush_worker(worker):
@@ -237,7 +237,7 @@ class Delivery:
     def _flush_worker(self, worker: Worker) -> bool:
         try:
             return worker.flush()
-        except Exception:
+        except BaseException:
             self._failures.fail("deliver")
             return True
 

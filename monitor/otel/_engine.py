@@ -120,7 +120,8 @@ class SpanEngine:
     # -- entry point --------------------------------------------------------------------------------
 
     def handle(self, record: list[Any]) -> None:
-        """Handle one record; a failure is reported as an internal error of kind ``engine``."""
+        """Handle one record; a failure, whatever it is (``SystemExit`` raised by a user's rules or sink
+        included), is reported as an internal error of kind ``engine``, and the engine carries on."""
         try:
             kind = record[0]
             if kind == rec.END:
@@ -142,7 +143,7 @@ class SpanEngine:
             while self._orphans:
                 trace_id, held = self._orphans.pop()
                 self._assemble(trace_id, dict(held), linked=True)
-        except Exception:
+        except BaseException:
             self._report_error("engine", traceback.format_exc())
         self._sync_engine_errors()
         self._evict_sessions()
@@ -344,19 +345,27 @@ class SpanEngine:
         """Count the decision (sent in one message per batch)."""
         self._decided[notice.decision.action.value] += 1
         if self._next_sink is not None:
-            self._next_sink.on_decision(notice)
+            self._tell_next(self._next_sink.on_decision, notice)
 
     def on_alert(self, notice: AlertRaised) -> None:
         """Keep the alert until the span that triggered it is known."""
         self._fresh.append(notice)
         if self._next_sink is not None:
-            self._next_sink.on_alert(notice)
+            self._tell_next(self._next_sink.on_alert, notice)
 
     def on_level(self, notice: LevelChanged) -> None:
         """Keep the session's level and legs, stamped on its next spans."""
         self._levels[notice.session_id] = (notice.level.value, format_legs(notice.legs))
         if self._next_sink is not None:
-            self._next_sink.on_level(notice)
+            self._tell_next(self._next_sink.on_level, notice)
+
+    def _tell_next(self, method: Callable[[Any], object], notice: object) -> None:
+        """Hand a notice to the monitor's own sink (the application's); whatever it raises, ``SystemExit`` and
+        ``KeyboardInterrupt`` included, is counted as ``sink`` and the engine carries on."""
+        try:
+            method(notice)
+        except BaseException:
+            self._report_error("sink", traceback.format_exc())
 
     # -- requests -----------------------------------------------------------------------------------
 

@@ -1,7 +1,12 @@
-"""The span processor's internal failures: counted by kind, logged once per kind, never raised."""
+"""The span processor's internal failures: counted by kind, logged once per kind, never raised.
+
+A failure is any exception, ``BaseException`` included: ``SystemExit`` or ``KeyboardInterrupt`` raised by a
+user's callback on one of the processor's threads is counted like the rest, and the thread carries on.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections import Counter
@@ -27,14 +32,19 @@ class Failures:
         try:
             if self._count(kind, 1):
                 logger.exception("trifecta-monitor: internal error in %s (further ones are only counted)", kind)
-        except Exception:  # pragma: no cover - logging or metrics failing: nothing more to do
+        except BaseException:  # pragma: no cover - logging or metrics failing: nothing more to do
             pass
 
     def add(self, kind: str, count: int, text: str) -> None:
         """Count failures the engine caught; log ``text`` (their first traceback) the first time this kind
-        happens."""
-        if self._count(kind, count) and text:
-            logger.error("trifecta-monitor: internal error in the %s (further ones are only counted)\n%s", kind, text)
+        happens. Never raises."""
+        try:
+            if self._count(kind, count) and text:
+                logger.error(
+                    "trifecta-monitor: internal error in the %s (further ones are only counted)\n%s", kind, text
+                )
+        except BaseException:  # pragma: no cover - logging or metrics failing: nothing more to do
+            pass
 
     def read(self) -> dict[str, int]:
         """The failures so far, by kind."""
@@ -50,5 +60,7 @@ class Failures:
             first = kind not in self._counts
             self._counts[kind] += count
         if self._count_metric is not None:
-            self._count_metric(kind, count)
+            # The application's meter provider: its failure is not ours to count again.
+            with contextlib.suppress(BaseException):
+                self._count_metric(kind, count)
         return first

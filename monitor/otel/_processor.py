@@ -262,7 +262,9 @@ class TrifectaSpanProcessor(SpanProcessor):
 
     @property
     def errors(self) -> dict[str, int]:
-        """Internal failures so far, by kind (``on_start``, ``on_end``, ``engine``, ``monitor``, …)."""
+        """Internal failures so far, by kind (``on_start``, ``on_end``, ``engine``, ``monitor``, …), the
+        exceptions of your own callbacks on the processor's threads among them, ``SystemExit`` and
+        ``KeyboardInterrupt`` included (``on_alert``, ``emit_log``, ``sink``): none of them stops monitoring."""
         return self._failures.read()
 
     @property

@@ -37,7 +37,8 @@ class Receiver:
     failures: Failures
 
     def on_output(self, message: list[Any]) -> None:
-        """Handle one message of the engine (a failure is counted as ``output``)."""
+        """Handle one message of the engine (a failure is counted as ``output``). Nothing escapes, not even
+        ``SystemExit`` or ``KeyboardInterrupt`` raised by a user's callback: the thread this runs on carries on."""
         try:
             kind = message[0]
             if kind == rec.OUT_STAMP:
@@ -55,7 +56,7 @@ class Receiver:
                 self.failures.add(message[1], message[2], message[3])
             elif kind == rec.OUT_LOG:
                 logger.log(message[1], "trifecta-monitor engine: %s", message[2])
-        except Exception:
+        except BaseException:  # a user's logging handler or callback may raise anything: never our threads' end
             self.failures.fail("output")
 
     def on_tick(self, now: float) -> None:
@@ -73,9 +74,10 @@ class Receiver:
         return self.links.forget_stamps()
 
     def _export(self, alert: ExportedAlert) -> None:
-        """One log record, one counter increment and one callback per alert; each guarded on its own."""
+        """One log record, one counter increment and one callback per alert; each guarded on its own, against
+        any exception (``SystemExit`` and ``KeyboardInterrupt`` from ``on_alert`` included), counted by kind."""
         for exporter in self.exporters:
             try:
                 exporter.export(alert)
-            except Exception:
+            except BaseException:
                 self.failures.fail(exporter.failure_kind)

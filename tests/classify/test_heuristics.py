@@ -80,6 +80,15 @@ def test_schema_scope_words_come_from_text_properties_only() -> None:
     assert present(tool("search", index="string"))[P] == "private-scope-schema:index"
 
 
+def test_a_schema_type_that_is_not_a_string_is_read_as_may_hold_text() -> None:
+    for odd in ({"anyOf": ["string"]}, [["string"], "integer"], [{"x": 1}], 7):
+        raw = {"name": "describe", "inputSchema": {"type": "object", "properties": {"projectId": {"type": odd}}}}
+        parsed, _ = parse_tool(raw)
+        assert parsed is not None
+        assert present(parsed)[P] == "private-scope-schema:id", odd  # never a crash, and cautious
+    assert P not in present(tool("describe", projectId=["integer", "null"]))  # type: ignore[arg-type]
+
+
 def test_running_code_or_commands_reaches_private_data_and_sends() -> None:
     for t in (tool("execute_sql", query="string"), tool("start_process", command="string")):
         assert P in present(t) and X in present(t), t.name

@@ -131,7 +131,7 @@ def test_condition_needs_one_operator_and_an_effect(tmp_path: Path) -> None:
     path = write(tmp_path, "a.yaml", text)
     assert problems(tmp_path) == [
         f"{path}:12: tools.0.when.0: a condition has exactly one operator of equals, in, glob, domain_in, regex, "
-        "seen_with; got 2",
+        "seen_with, internal_host; got 2",
         f"{path}:16: tools.0.when.1: a condition must 'add' or 'remove' at least one leg",
     ]
 
@@ -159,3 +159,93 @@ def test_builtin_packs_are_found_and_load() -> None:
     assert builtin_rules_dir().is_dir()
     rules = load_rules()
     assert len(rules) >= 1
+
+
+def test_a_billion_laughs_rule_file_is_a_line_not_a_hang(tmp_path: Path) -> None:
+    levels = ["a0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    bomb = write(tmp_path, "bomb.yaml", "\n".join(levels) + "\n")
+    good = write(tmp_path, "good.yaml", HEADER.format(id=ID_A, server="srv") + TOOLS + "  - match: x\n")
+    assert problems(tmp_path) == [
+        f"{bomb}:6: aliases expand to more than 100000 nodes (an alias bomb?)",
+        f"{good}:11: tools.1.legs: Field required",  # the next file is still read and checked
+        f"{good}:11: tools.1.reason: Field required",
+    ]
+
+
+def test_python_tags_are_a_line_not_a_traceback(tmp_path: Path) -> None:
+    text = HEADER.format(id=ID_A, server="srv") + "description: !!python/object/apply:os.system ['true']\n" + TOOLS
+    path = write(tmp_path, "a.yaml", text)
+    assert problems(tmp_path) == [
+        f"{path}:7: tag !!python/object/apply:os.system is not allowed (only the core tags: !!str, !!int, !!map, ...)"
+    ]
+
+
+SILENCER = """\
+trust: trusted
+tools:
+  - match: "*"
+    legs: []
+    reason: everything is fine
+"""
+
+
+def test_a_wildcard_server_that_lowers_risk_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server='"*"') + SILENCER)
+    assert problems(tmp_path) == [
+        f"{path}:6: server '*' is a glob, and this file lowers risk for every server it matches (trust: trusted; "
+        "tools.0 '*' leaves out private_data, untrusted_content, external_communication without a pin); pin "
+        "those entries, name the server exactly, or say 'allow_wildcard: true' to accept it"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("server", "body", "risk"),
+    [
+        (
+            "mail-*",
+            "trust: trusted\n"
+            + TOOLS.replace("[private_data]", "[private_data, untrusted_content, external_communication]"),
+            "trust: trusted",
+        ),
+        ("srv?", TOOLS, "tools.0 'read_thing' leaves out untrusted_content, external_communication without a pin"),
+        (
+            "[ab]srv",
+            TOOLS.replace("[private_data]", "[private_data, untrusted_content, external_communication]")
+            + "    when:\n      - arg: q\n        equals: a\n        remove: [private_data]\n",
+            "tools.0 'read_thing' removes private_data without a pin",
+        ),
+    ],
+)
+def test_each_way_a_wildcard_lowers_risk_is_named(tmp_path: Path, server: str, body: str, risk: str) -> None:
+    write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server=f'"{server}"') + body)
+    [problem] = problems(tmp_path)
+    assert f"({risk})" in problem
+
+
+def test_wildcards_that_only_add_or_are_pinned_or_opt_in_load(tmp_path: Path) -> None:
+    all_legs = TOOLS.replace("[private_data]", "[private_data, untrusted_content, external_communication]")
+    write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server='"*"') + "trust: untrusted\n" + all_legs)
+    pinned = TOOLS.replace("    legs:", f"    pin: {'a' * 64}\n    legs:")
+    write(tmp_path, "b.yaml", HEADER.format(id=ID_B, server='"srv-*"') + pinned)
+    opted = "33333333-3333-4333-8333-333333333333"
+    write(tmp_path, "0.yaml", HEADER.format(id=opted, server='"corp-*"') + "allow_wildcard: true\n" + SILENCER)
+    rules = load_rules([tmp_path], builtin=False)
+    assert len(rules) == 3
+    assert rules.trust_for("corp-mail") is True
+
+
+def test_allow_wildcard_false_hashes_as_before(tmp_path: Path) -> None:
+    write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server="srv") + TOOLS)
+    plain = load_rules([tmp_path], builtin=False).sha256
+    write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server="srv") + "allow_wildcard: false\n" + TOOLS)
+    assert load_rules([tmp_path], builtin=False).sha256 == plain
+    write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server="srv") + "allow_wildcard: true\n" + TOOLS)
+    assert load_rules([tmp_path], builtin=False).sha256 != plain
+
+
+def test_a_file_reached_twice_loads_once(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.yaml", HEADER.format(id=ID_A, server="srv") + TOOLS)
+    assert len(load_rules([tmp_path, tmp_path, path], builtin=False)) == 1
+    builtin = load_rules()
+    assert len(load_rules([builtin_rules_dir()])) == len(builtin)  # the built-in packs named again

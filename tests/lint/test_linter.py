@@ -149,7 +149,7 @@ def test_empty_folder_and_missing_path(tmp_path: Path) -> None:
         (b'"a string"', "no tools here"),
         (b'{"hello": "world"}', "no tools here"),
         (b"\xff\xfe\x00", "not JSON"),
-        (b"", "not JSON"),
+        (b"", "empty file"),
         (b'{"a": 1}\n{"b": 2}\n', "JSON lines without any JSON-RPC message"),
     ],
 )
