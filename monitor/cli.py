@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,9 +17,11 @@ from monitor.agreement import agreement_to_json, measure_agreement, render_agree
 from monitor.analysis import analyze_records
 from monitor.classify import (
     RuleSet,
+    build_rule_schema,
     check_test_coverage,
     draft_rule_file,
     dump_rule_file,
+    find_wildcard_risks,
     load_rules,
     parse_definitions,
     run_rule_tests,
@@ -132,6 +135,9 @@ def main() -> None:
     show_default=True,
     help="Exit 1 when an alert of this severity or higher was raised.",
 )
+@click.option(
+    "--debug", is_flag=True, default=False, help="Print the traceback of each engine failure on standard error."
+)
 def analyze(
     paths: tuple[Path, ...],
     input_format: str,
@@ -142,19 +148,20 @@ def analyze(
     builtin_rules: bool,
     baseline: str | None,
     fail_on: str,
+    debug: bool,
 ) -> None:
     """Analyse session traces (native JSONL or AgentDojo runs) and report each session's level, legs,
     decisions and alerts.
 
-    Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input or any rejected
-    record (everything readable is still analysed and reported).
+    Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input, any rejected
+    record or an engine failure on a session (everything readable is still analysed and reported).
     """
     rules = _load_rules_or_exit(rules_dirs, builtin_rules)
     policy = Policy(baseline=Client(baseline) if baseline else None)
     monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors_shown = 0
-    with _open_output(output, binary=output_format != "table") as out:
+    with _open_output(output, binary=output_format != "table") as out, _engine_tracebacks(debug):
         writer = _make_writer(output_format, out, Posture(posture), rules.sha256)
         for item in analyze_records(read_inputs(paths, InputFormat(input_format)), monitor):
             if isinstance(item, RecordError):
@@ -170,6 +177,21 @@ def analyze(
     if errors_shown > _MAX_ERRORS_SHOWN:
         click.echo(f"error: … and {errors_shown - _MAX_ERRORS_SHOWN} more input errors", err=True)
     sys.exit(_exit_code(summary, fail_on))
+
+
+@contextlib.contextmanager
+def _engine_tracebacks(shown: bool) -> Iterator[None]:
+    """With ``shown``, print the traceback of each engine failure (each is an error line either way)."""
+    if not shown:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    logger = logging.getLogger("monitor")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def _exit_code(summary: AnalysisSummary, fail_on: str) -> int:
@@ -216,6 +238,12 @@ def schema_events() -> None:
 def schema_scenario() -> None:
     """The JSON Schema of a scenario file (``trifecta eval scenarios``)."""
     click.echo(orjson.dumps(build_scenario_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+@schema.command("rules")
+def schema_rules() -> None:
+    """The JSON Schema of a rule file (``--rules``, ``trifecta rules``)."""
+    click.echo(orjson.dumps(build_rule_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
 
 
 def _load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
@@ -270,6 +298,13 @@ def rules_check(dirs: tuple[Path, ...]) -> None:
     problems = [f"{r.source}: {p}" for r in ruleset.rules for p in check_test_coverage(r)]
     for problem in problems:
         click.echo(f"error: {problem}")
+    for r in ruleset.rules:
+        risks = find_wildcard_risks(r.rule)
+        if risks:
+            click.echo(
+                f"warning: {r.path}:{r.lines.get('server', 1)}: server {r.rule.server!r} is a glob that lowers risk "
+                f"for every server it matches ({'; '.join(risks)}), accepted by 'allow_wildcard: true'"
+            )
     tools = sum(len(r.rule.tools) for r in ruleset.rules)
     click.echo(f"{len(ruleset)} rule files, {tools} tool entries, ruleset_sha256 {ruleset.sha256}")
     sys.exit(EXIT_FINDINGS if problems else EXIT_OK)

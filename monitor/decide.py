@@ -11,9 +11,11 @@ send before untrusted content arrived was not steered by it. For an external cal
   that can carry data (``request-carries-nothing-new``); always when a destination imitates one the user
   sanctioned (``destination-lookalike``); when private content the user did not ask for is in the arguments:
   read by a call whose target untrusted content chose (``private-source-steered``), or put where outsiders read
-  (``private-to-shared-place``; what the user pointed at and what that place itself returned may go back); and
-  when the arguments carry private content in a call of a kind the user never asked for whose destinations only
-  a listing showed (``private-in-unrequested-send``);
+  (``private-to-shared-place``; what the user pointed at and what that place itself returned may go back); when
+  a URL in the content that rendering fetches (an image, ``src=``) carries private content to a host the user
+  did not name (``private-in-embedded-url``), wherever the content is posted; and when the arguments carry
+  private content in a call of a kind the user never asked for whose destinations only a listing showed
+  (``private-in-unrequested-send``);
 - ``allow`` when every named destination is sanctioned (the user's words, the allowlist, a listing of the
   user's own things, the user's private content, a place the user pointed at for an action of this kind:
   ``destination-user-delegated``), saying which;
@@ -24,9 +26,19 @@ send before untrusted content arrived was not steered by it. For an external cal
   ``no-private-fragment``). Paraphrase evidence (``private-paraphrase``) is weaker: it tells on a send somewhere
   suspect, never on its own on a send with no readable address.
 
+What was not examined counts against the call, never for it (``evidence-truncated``): when a bound left part
+of the session's private data or untrusted content unexamined (a result over a size bound, a walk cut short, an
+index over its budget), a call that would be allowed is decided again as if that content were in it: private
+content not examined as a private fragment of the call that returned it, untrusted content not examined as the
+attacker's mention of every destination that only a listing, private text or a delegation sanctioned. If that
+decision is not ``allow``, the call is confirmed. A send to a destination the user typed or allowlisted (not a
+place outsiders read), or a write to the user's own places, stays allowed; a fetch of a URL exactly as the
+session saw it does not, since its other arguments could carry what was not examined.
+
 The level is ``exfiltration`` only for a call the policy asks about or blocks, when a destination is the
-attacker's (suggested or a look-alike), when private content the user did not ask for is in the arguments, or
-when private content goes to an unseen destination or to none that can be read; in enforce mode an exfiltration
+attacker's (suggested or a look-alike), when private content the user did not ask for is in the arguments or
+rides in an embedded URL to a host the user did not name, or when private content goes to an unseen destination
+or to none that can be read; in enforce mode an exfiltration
 to the attacker's destination is ``deny``.
 
 A *steered action* (``steered-action``, on by default, :attr:`Policy.hijack`): a destructive, privileged or
@@ -37,6 +49,7 @@ own confirmations: the stricter action wins and the monitor's own is kept in ``m
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -117,6 +130,15 @@ class CallFacts:
     """What the call does beyond moving data (destructive, privileged, code execution)."""
     steered_by: tuple[str, str] | None = None
     """An argument value untrusted content chose, and the call whose content showed it."""
+    unexamined: frozenset[Leg] = frozenset()
+    """Legs (private data, untrusted content) whose content in the session a bound left partly unexamined."""
+    unexamined_sources: tuple[str, ...] = ()
+    """The calls whose results a bound cut short (``""``: content the session's index dropped)."""
+    embedded: Sequence[LabelledDestination] = ()
+    """Hosts of URLs in the call's content that whoever renders it fetches (markdown images, HTML ``src``, CSS
+    ``url()``), other than URLs the session saw whole; they are among ``destinations`` too."""
+    embedded_fragments: Sequence[FragmentMatch] = ()
+    """Private content inside those URLs (their path, query or fragment)."""
 
 
 _SANCTIONED_REASON = {
@@ -128,6 +150,10 @@ _SANCTIONED_REASON = {
 }
 # Destinations the user chose in words (typed, allowlisted, delegated), as opposed to ones a listing showed.
 _CHOSEN = frozenset({Origin.USER, Origin.ALLOWLIST, Origin.DELEGATED})
+# Destinations the user named (typed or allowlisted): the only hosts private content may ride to in an image.
+_NAMED = frozenset({Origin.USER, Origin.ALLOWLIST})
+# Origins that rest on where content showed a destination: content a bound left unexamined could change them.
+_SEEN_IN_CONTENT = frozenset({Origin.LISTING, Origin.PRIVATE_TEXT, Origin.DELEGATED})
 _CLIENT_ACTIONS = {
     ClientAction.ASK: (Action.CONFIRM, Reason.BASELINE_ASKS),
     ClientAction.BLOCK: (Action.DENY, Reason.BASELINE_BLOCKS),
@@ -167,6 +193,69 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
 
 def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     """Return what the monitor alone decides for one call (no baseline client), as the module describes."""
+    decision = _decide_on_evidence(policy, facts)
+    if decision.action is not Action.ALLOW or not facts.unexamined or decision.level is not Level.TRIFECTA:
+        return decision
+    # What was not examined counts as possibly carrying what would stop the call.
+    if _decide_on_evidence(policy, _assume_unexamined(facts)).action is Action.ALLOW:
+        return decision
+    sources = facts.unexamined_sources or ("",)
+    unexamined = tuple(
+        Evidence(
+            kind=EvidenceKind.UNEXAMINED,
+            from_call=source or None,
+            detail=(
+                f"the result of {source} ({_describe_unexamined(facts.unexamined)}) was not fully examined"
+                if source
+                else f"content ({_describe_unexamined(facts.unexamined)}) the session's evidence index dropped"
+            ),
+        )
+        for source in sources
+    )
+    return decision.model_copy(
+        update={
+            "action": Action.CONFIRM,
+            "reasons": (*decision.reasons, Reason.EVIDENCE_TRUNCATED),
+            "evidence": (*decision.evidence, *unexamined),
+        }
+    )
+
+
+def _assume_unexamined(facts: CallFacts) -> CallFacts:
+    """The facts as they would be if what was not examined held what matters: private content of each cut
+    source in the call's arguments, and untrusted text naming every destination that only a listing, private
+    text or a delegation sanctioned."""
+    sources = facts.unexamined_sources or ("",)
+    fragments, embedded_fragments = list(facts.fragments), list(facts.embedded_fragments)
+    if Leg.PRIVATE_DATA in facts.unexamined:
+        assumed = [FragmentMatch(source, "content not examined", Transform.VERBATIM) for source in sources]
+        fragments.extend(assumed)
+        embedded_fragments.extend(assumed)
+    destinations, targets = list(facts.destinations), list(facts.targets)
+    if Leg.UNTRUSTED_CONTENT in facts.unexamined:
+        destinations = [_as_attackers(d, sources[0]) for d in destinations]
+        targets = [_as_attackers(d, sources[0]) for d in targets]
+    return dataclasses.replace(
+        facts,
+        fragments=fragments,
+        destinations=destinations,
+        targets=targets,
+        embedded_fragments=embedded_fragments,
+    )
+
+
+def _as_attackers(labelled: LabelledDestination, source: str) -> LabelledDestination:
+    if labelled.origin not in _SEEN_IN_CONTENT:
+        return labelled
+    return LabelledDestination(labelled.destination, Origin.ATTACKER, source or labelled.from_call)
+
+
+def _describe_unexamined(legs: frozenset[Leg]) -> str:
+    names = {Leg.PRIVATE_DATA: "private data", Leg.UNTRUSTED_CONTENT: "untrusted content"}
+    return ", ".join(names[leg] for leg in sorted(legs & names.keys(), key=lambda leg: leg.value)) or "content"
+
+
+def _decide_on_evidence(policy: Policy, facts: CallFacts) -> Decision:
     base_level = facts.level_before
     if Leg.EXTERNAL_COMMUNICATION not in facts.legs_call:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NO_EXTERNAL_COMMUNICATION,))
@@ -179,6 +268,9 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     attacker = [d for d in facts.destinations if d.origin is Origin.ATTACKER]
     lookalike = [d for d in facts.destinations if d.origin is Origin.LOOKALIKE]
     unseen = [d for d in keyed if d.origin is Origin.UNSEEN]
+    # Private content in a URL that rendering the content fetches goes to that URL's host, wherever the content
+    # is posted: only a host the user named may receive it.
+    embedded_leak = [d for d in facts.embedded if d.origin not in _NAMED] if facts.embedded_fragments else []
     # Private content the user did not ask for: read by a call whose target untrusted content chose, or
     # put where outsiders read (naming a public place does not ask for private data to be published there).
     unasked = [
@@ -197,6 +289,7 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
         bool(attacker and not nothing_new)
         or bool(lookalike)
         or bool(unasked)
+        or bool(embedded_leak)
         or (bool(facts.fragments) and bool(unseen))
         or (bool(strong) and not keyed)
     )
@@ -214,13 +307,15 @@ def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
         reasons.append(Reason.PRIVATE_SOURCE_STEERED)
     if unasked and facts.shared_place:
         reasons.append(Reason.PRIVATE_TO_SHARED_PLACE)
+    if embedded_leak:
+        reasons.append(Reason.PRIVATE_IN_EMBEDDED_URL)
     if not facts.arguments_available:
         reasons.append(Reason.ARGUMENTS_UNAVAILABLE)
 
     targets = [] if keyed else list(facts.targets)
     # A place named only by untrusted content (or imitating one of the user's) is never the user's own.
     foreign_target = any(d.origin in (Origin.ATTACKER, Origin.LOOKALIKE) for d in targets)
-    if lookalike or unasked or ((attacker or unseen) and not nothing_new):
+    if lookalike or unasked or embedded_leak or ((attacker or unseen) and not nothing_new):
         action = Action.CONFIRM
         if (attacker or lookalike) and exfiltration and policy.enforce:
             action = Action.DENY

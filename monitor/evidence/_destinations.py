@@ -6,10 +6,11 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
+import re2
 import tldextract
 
+from monitor.evidence._hosts import canonical_host, host_of_url
 from monitor.evidence._shell import ShellEffects, parse_shell_command
 from monitor.models import Destination, DestinationKind
 
@@ -75,8 +76,17 @@ TARGET_KEYS = frozenset(
 )
 _REMOTE_PATH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|\\\\|//|\\\\\?\\UNC)", re.IGNORECASE)
 _LOCAL_PATH = re.compile(r"^(?:~?[\\/]|\.{1,2}[\\/]|[A-Za-z]:[\\/]|[\w@.-]+[\\/])")
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}")
-_URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s'\"<>()\[\]{}]+", re.IGNORECASE)
+# Every pattern here runs on text an attacker writes, so each takes time linear in its input. The e-mail
+# pattern runs on RE2 (no backtracking: the local part of ``aaaa...`` is not rescanned from every letter).
+# The patterns kept on ``re`` need lookaround or Unicode word classes; each can start only where a token
+# starts (a look-behind excludes the middle of a run) and its repeats are bounded or end at a character the
+# next repeat cannot take, so no character is scanned by more than a bounded number of starts.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+_EMAIL = re2.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}", _RE2_OPTIONS)
+_URL = re.compile(r"\b(?:https?|ftp|wss?):(?://|\\\\)(?:\[[0-9A-Za-z:.%]+\])?[^\s'\"<>()\[\]{}]*", re.IGNORECASE)
+# The authority of a URL up to its last @: user information, which names no destination (``https://a.example@b.example``).
+_USERINFO = re.compile(r"(?<=://)[^/?#\\\s'\"<>]*@")
 _BARE_DOMAIN = re.compile(
     r"(?<![@\w.-])(?:www\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
     r"(?:com|net|org|io|dev|ai|co|app|me|info|biz|xyz|site|online|us|uk|de|fr|eu|ru|cn|gov|edu)\b"
@@ -94,11 +104,7 @@ def normalize_text(text: str) -> str:
 
 
 def _host(url: str) -> str:
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    return host.lower()
+    return host_of_url(url) or ""
 
 
 @functools.cache
@@ -111,7 +117,7 @@ def _extractor() -> tldextract.TLDExtract:
 def registrable_domain(host: str) -> str:
     """The registrable domain of a host name (``files.evil.example.co.uk`` → ``example.co.uk``); the host
     itself when it has none (an IP address, ``localhost``)."""
-    host = host.lower().rstrip(".")
+    host = canonical_host(host)
     parts = _extractor()(host)
     if parts.domain and parts.suffix:
         return f"{parts.domain}.{parts.suffix}"
@@ -120,14 +126,15 @@ def registrable_domain(host: str) -> str:
 
 def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
     """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
-    for m in _EMAIL.finditer(text):
+    # User information in a URL (``https://bank.example@evil.example``) is not an address: the host after it is.
+    without_userinfo = _USERINFO.sub(lambda m: " " * len(m.group(0)), text) if "@" in text else text
+    for m in _EMAIL.finditer(without_userinfo):
         yield DestinationKind.EMAIL, m.group(0).lower()
-    without_emails = _EMAIL.sub(" ", text)
-    for m in _URL.finditer(without_emails):
+    for m in _URL.finditer(text):
         host = _host(m.group(0))
         if host:
             yield DestinationKind.DOMAIN, registrable_domain(host)
-    for m in _BARE_DOMAIN.finditer(_URL.sub(" ", without_emails)):
+    for m in _BARE_DOMAIN.finditer(_EMAIL.sub(" ", _URL.sub(" ", text))):
         yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
     for m in _IBAN.finditer(text):
         yield DestinationKind.IBAN, m.group(0).replace(" ", "")
@@ -235,19 +242,97 @@ def is_local_path(text: str) -> bool:
     return bool(text) and not _REMOTE_PATH.match(text) and bool(_LOCAL_PATH.match(text)) and "\n" not in text
 
 
+MAX_ARGUMENT_DEPTH = 64
+"""Containers nested deeper than this in a call's arguments are not walked one by one: each is read as one text."""
+MAX_ARGUMENT_NODES = 10_000
+"""Values (containers, strings, numbers) of a call's arguments walked one by one; the rest is read in bulk."""
+_KEY_CLASSES = (SHELL_KEYS, DESTINATION_KEYS, TARGET_KEYS)
+
+
+def _number_text(value: int | float) -> str:
+    try:
+        return str(value)
+    except ValueError:  # an integer over Python's decimal digit limit: spelled in hexadecimal, never dropped
+        return hex(int(value))
+
+
+def _children(
+    value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str, key: str
+) -> Iterator[tuple[str, str, Any]]:
+    if isinstance(value, Mapping):
+        return ((f"{path}/{k}", str(k), v) for k, v in value.items())
+    return ((f"{path}/{i}", key, item) for i, item in enumerate(value))
+
+
+def _flatten(items: Iterator[tuple[str, str, Any]], path: str, key: str) -> Iterator[tuple[str, str, str]]:
+    """Read what is left of a container in bulk: every string and number under ``items``, joined by new lines,
+    yielded under ``path`` with ``key`` and again under the first shell, destination and target key found below
+    (so a recipient or a command past the budget is still read as one)."""
+    texts: list[str] = []
+    found: dict[int, str] = {}
+    seen: set[int] = set()
+    stack = [items]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        _, item_key, value = item
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            texts.append(_number_text(value))
+        elif isinstance(value, Mapping | list | tuple) and id(value) not in seen:
+            seen.add(id(value))  # a container met twice (only built in code, never parsed) is read once
+            stack.append(_children(value, "", item_key))
+        else:
+            continue
+        for i, keys in enumerate(_KEY_CLASSES):
+            if i not in found and item_key.lower() in keys:
+                found[i] = item_key
+    if not texts:
+        return
+    text = "\n".join(texts)
+    yield path or "/", key, text
+    own = next((i for i, keys in enumerate(_KEY_CLASSES) if key.lower() in keys), None)
+    for i, found_key in sorted(found.items()):
+        if i != own:
+            yield path or "/", found_key, text
+
+
 def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
     """Yield ``(path, key, text)`` for every string and number under ``value`` (a call's arguments): its JSON
-    pointer, the nearest mapping key above it, and the value as text."""
-    if isinstance(value, str):
-        yield path or "/", key, value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from iter_argument_texts(v, f"{path}/{k}", str(k))
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            yield from iter_argument_texts(item, f"{path}/{i}", key)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield path or "/", key, str(value)
+    pointer, the nearest mapping key above it, and the value as text.
+
+    The walk is bounded and never drops text: a container deeper than :data:`MAX_ARGUMENT_DEPTH`, and all that
+    is left once :data:`MAX_ARGUMENT_NODES` values were walked, is read in bulk: its strings and numbers joined
+    into one text, under the container's path and key, and again under the first shell, destination and target
+    key inside it. The work is linear in the size of ``value`` and the number of texts yielded is bounded.
+    """
+    stack: list[tuple[str, str, Iterator[tuple[str, str, Any]]]] = [(path, key, iter([(path, key, value)]))]
+    nodes = 0
+    while stack:
+        if nodes >= MAX_ARGUMENT_NODES:
+            while stack:  # over budget: what is left of each open container, innermost first, in bulk
+                frame_path, frame_key, items = stack.pop()
+                yield from _flatten(items, frame_path, frame_key)
+            return
+        item = next(stack[-1][2], None)
+        if item is None:
+            stack.pop()
+            continue
+        nodes += 1
+        item_path, item_key, item_value = item
+        if isinstance(item_value, str):
+            yield item_path or "/", item_key, item_value
+        elif isinstance(item_value, int | float) and not isinstance(item_value, bool):
+            yield item_path or "/", item_key, _number_text(item_value)
+        elif isinstance(item_value, Mapping | list | tuple):
+            children = _children(item_value, item_path, item_key)
+            if len(stack) > MAX_ARGUMENT_DEPTH:
+                yield from _flatten(children, item_path, item_key)
+            else:
+                stack.append((item_path, item_key, children))
 
 
 def is_allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
@@ -259,3 +344,86 @@ def is_allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
         if value == entry or domain == entry or domain.endswith("." + entry):
             return True
     return False
+
+
+OUTSIDER_KEYS = frozenset(
+    "from sender reply_to replyto reply-to return_path author author_email organizer organiser creator submitter"
+    " reporter requester posted_by from_address from_email sender_email sender_address".split()
+)
+"""Fields of a listed object that whoever wrote the object sets (the sender of an inbound message, the author of
+an issue, the organiser of an invitation): an address there is the outsider's choice, not the user's contact."""
+
+
+def is_outsider_field(key: str) -> bool:
+    """Whether a listed field's value is chosen by whoever wrote the object (``from``, ``reply_to``, ``author``)."""
+    return key.lower().replace("-", "_") in OUTSIDER_KEYS
+
+
+def mentions_destination(text: str, destination: Destination) -> bool:
+    """Whether ``text`` names ``destination`` as a whole token, never as a substring: an e-mail address whole
+    (``b@corp-mail.com`` is not in ``bob@corp-mail.com``), a domain by the hosts the text names, read as a
+    resolver reads them (``p.com`` is not ``corp.com``; ``http://1481646427/`` names 88.80.33.91), an IBAN or
+    phone number by all its digits (``+44207946012`` is not in ``+442079460123``), a name as whole words."""
+    kind, value = destination.kind, destination.value.lower()
+    if not value:
+        return False
+    if kind is DestinationKind.NAME or kind is DestinationKind.PATH:
+        folded = normalize_text(text)
+        start = folded.find(normalize_text(value))
+        while start >= 0:
+            end = start + len(normalize_text(value))
+            before = folded[start - 1] if start else " "
+            after = folded[end] if end < len(folded) else " "
+            if not (before.isalnum() or before in "_-./@") and not (
+                after.isalnum() or after in "_@" or (after in ".-/" and folded[end + 1 : end + 2].isalnum())
+            ):
+                return True
+            start = folded.find(normalize_text(value), start + 1)
+        return False
+    if kind is DestinationKind.DOMAIN:
+        return value in _hosts_named(text)
+    source = text.upper() if kind is DestinationKind.IBAN else text
+    for found_kind, found in find_addresses(source):
+        if found_kind is not kind:
+            continue
+        found = found.lower()
+        if found == value:
+            return True
+    return False
+
+
+def _hosts_named(text: str) -> set[str]:
+    """Every host a text names (of its URLs, e-mail addresses and bare domains), with its registrable domain."""
+    hosts = {_host(m.group(0)) for m in _URL.finditer(text)}
+    rest = _URL.sub(" ", text)
+    hosts.update(m.group(0).rsplit("@", 1)[1] for m in _EMAIL.finditer(rest))
+    hosts.update(m.group(0) for m in _BARE_DOMAIN.finditer(_EMAIL.sub(" ", rest)))
+    canonical = {canonical_host(h) for h in hosts if h}
+    return canonical | {registrable_domain(h) for h in canonical}
+
+
+# Content a renderer fetches by itself when it shows a message: markdown images, HTML src attributes, CSS url().
+# An image's alt text stops at the next ``![``: the image starting there is read on its own, so ``![![![...``
+# is scanned once, not up to a thousand characters from every ``![``.
+_EMBEDDED = re.compile(
+    r"!\[(?:[^\]\n!]|!(?!\[)){0,1000}\]\(\s*<?(?P<md>[a-z][a-z0-9+.-]*:[^\s)>]+)"
+    r"|\bsrc\s*=\s*[\"']?(?P<src>[a-z][a-z0-9+.-]*:[^\s\"'>]+)"
+    r"|\burl\(\s*[\"']?(?P<css>[a-z][a-z0-9+.-]*:[^\s\"')]+)",
+    re.IGNORECASE,
+)
+
+
+def extract_embedded_urls(arguments: Mapping[str, Any]) -> list[tuple[Destination, str]]:
+    """URLs that whoever renders a call's content fetches without a click (markdown images, HTML ``src``, CSS
+    ``url()``), as ``(destination, url)``: the host receives the URL, query and path included, wherever the
+    message itself is posted. Destinations are marked ``keyed=False`` (they are inside content)."""
+    found: dict[str, tuple[Destination, str]] = {}
+    for path, key, text in iter_argument_texts(arguments):
+        if key.lower() in SHELL_KEYS or ("](" not in text and "src" not in text.lower() and "url(" not in text.lower()):
+            continue
+        for match in _EMBEDDED.finditer(text):
+            url = match.group("md") or match.group("src") or match.group("css") or ""
+            host = _host(url)
+            if host and url not in found:
+                found[url] = (Destination(DestinationKind.DOMAIN, registrable_domain(host), path, keyed=False), url)
+    return list(found.values())

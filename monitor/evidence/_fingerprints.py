@@ -1,21 +1,32 @@
 """Finding private content in a call's arguments: k-gram fingerprints with winnowing, decoded views of the
-arguments (base64, hex, URL-encoding), and short secrets.
+arguments (base64, hex, URL-encoding, URL components), short secrets and their encodings, and content split
+across calls.
 
-Text is normalised before fingerprinting: lowercase, letters and digits only, so copies that were re-wrapped,
-re-punctuated or re-cased still match. Fingerprints use CRC-32, so the same input gives the same evidence in
-every process (a live host and an offline replay agree).
+Text is normalised before fingerprinting: folded (NFKD, look-alike characters made Latin, see
+:mod:`monitor.evidence._fold`), lowercase, letters and digits only, so copies that were re-wrapped,
+re-punctuated, re-cased or re-spelt with look-alikes still match. Fingerprints use CRC-32, so the same input
+gives the same evidence in every process (a live host and an offline replay agree). Fingerprinting streams over
+the text in blocks of :data:`BLOCK` k-grams: its memory does not grow with the text.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import itertools
 import re
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
-from urllib.parse import unquote_plus
+from collections.abc import Iterable, Iterator, Sequence
 
+from monitor.evidence._fold import fold, fold_table
+from monitor.evidence._secrets import (
+    MIN_SECRET_CHARS,
+    PieceLog,
+    Secret,
+    find_secrets,
+    is_long_enough,
+    secret_needles,
+)
+from monitor.evidence._views import decoded_views
 from monitor.models import FragmentMatch, Transform
 
 K = 20
@@ -23,60 +34,38 @@ K = 20
 WINDOW = 8
 """Winnowing window: every shared run of at least ``MIN_MATCH`` characters is found (shorter ones may be)."""
 MIN_MATCH = K + WINDOW - 1
+BLOCK = 65_536
+"""k-grams hashed at a time when fingerprinting: the memory fingerprinting needs, whatever the text's size."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
-_B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}")
-_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
-_SECRET_CONTEXT = re.compile(
-    r"(?i)\b(?:code|otp|pin|password|passcode|passphrase|token|secret|api[ _-]?key|verification)\b"
-    r"[^A-Za-z0-9\n]{0,12}(?:\w+\W{1,3}){0,3}?([A-Za-z0-9][A-Za-z0-9_\-]{3,63})\b"
-)
-_SECRET_WORD = re.compile(r"(?i)(?:^|[\W_])(?:code|otp|pin|password|passcode|token|secret|api[ _-]?key)(?:$|[\W_])")
-_TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,128}\b")
-SECRET_KEYS = frozenset(
-    [
-        "password",
-        "passwd",
-        "pass",
-        "secret",
-        "token",
-        "api_key",
-        "apikey",
-        "access_token",
-        "refresh_token",
-        "private_key",
-        "client_secret",
-        "code",
-        "otp",
-        "pin",
-        "ssn",
-        "iban",
-        "account_number",
-        "bank_account_number",
-        "card_number",
-        "cvv",
-        "passport_number",
-        "id_number",
-        "security_code",
-        "verification_code",
-    ]
-)
+_NEEDLE_PREFIX = 6
+_RAW_KEY = "\0"
+# Above this much work (needles times characters), encoded secrets are looked up by prefix instead of one by one.
+_DIRECT_NEEDLE_WORK = 4_000_000
 
 
 def normalize(text: str) -> tuple[str, list[int]]:
-    """Lowercase letters and digits only, with each kept character's position in ``text``."""
+    """Folded, lowercase letters and digits only, with each kept character's position in ``text``."""
     kept: list[str] = []
     positions: list[int] = []
+    if text.isascii():
+        for i, ch in enumerate(text):
+            if ch.isalnum():
+                kept.append(ch.lower())
+                positions.append(i)
+        return "".join(kept), positions
+    table = fold_table()
     for i, ch in enumerate(text):
-        if ch.isalnum():
-            kept.append(ch.lower())
-            positions.append(i)
+        for part in ch if ch.isascii() else table[ord(ch)]:
+            if part.isalnum():
+                kept.append(part.lower())
+                positions.append(i)
     return "".join(kept), positions
 
 
 def squash(text: str) -> str:
     """:func:`normalize` without the positions (fast)."""
-    return _NOT_ALNUM.sub("", text.lower())
+    return _NOT_ALNUM.sub("", fold(text).lower())
 
 
 def kgram_hashes(norm: str) -> list[int]:
@@ -86,28 +75,35 @@ def kgram_hashes(norm: str) -> list[int]:
 
 def winnow(norm: str) -> Iterator[tuple[int, int]]:
     """Yield ``(hash, position)`` of the winnowed k-gram fingerprints of normalised text: in every window
-    of ``WINDOW`` consecutive k-grams, the rightmost minimal hash (Schleimer, Wilkerson and Aiken)."""
-    hashes = kgram_hashes(norm)
-    n = len(hashes)
-    if n == 0:
+    of ``WINDOW`` consecutive k-grams, the rightmost minimal hash (Schleimer, Wilkerson and Aiken). The hashes
+    are computed :data:`BLOCK` at a time."""
+    n = len(norm) - K + 1
+    if n <= 0:
         return
     if n <= WINDOW:
+        hashes = kgram_hashes(norm)
         best = min(range(n), key=lambda j: (hashes[j], -j))
         yield hashes[best], best
         return
     best = -1
-    for end in range(WINDOW - 1, n):
-        start = end - WINDOW + 1
-        if best < start:
-            # The minimum left the window: find the rightmost minimum of the new window.
-            best = start
-            for j in range(start + 1, end + 1):
-                if hashes[j] <= hashes[best]:
-                    best = j
-            yield hashes[best], best
-        elif hashes[end] <= hashes[best]:
-            best = end
-            yield hashes[best], best
+    buf: list[int] = []
+    for block_start in range(0, n, BLOCK):
+        block_end = min(n, block_start + BLOCK)
+        keep = buf[-(WINDOW - 1) :]
+        buf = keep + [zlib.crc32(norm[i : i + K].encode()) for i in range(block_start, block_end)]
+        base = block_start - len(keep)
+        for end in range(max(WINDOW - 1, block_start), block_end):
+            start = end - WINDOW + 1
+            if best < start:
+                # The minimum left the window: find the rightmost minimum of the new window.
+                best = start
+                for j in range(start + 1, end + 1):
+                    if buf[j - base] <= buf[best - base]:
+                        best = j
+                yield buf[best - base], best
+            elif buf[end - base] <= buf[best - base]:
+                best = end
+                yield buf[best - base], best
 
 
 def all_kgrams(norm: str) -> Iterator[tuple[int, int]]:
@@ -116,68 +112,18 @@ def all_kgrams(norm: str) -> Iterator[tuple[int, int]]:
         yield zlib.crc32(norm[i : i + K].encode()), i
 
 
-def decoded_views(text: str) -> Iterator[tuple[Transform, str]]:
-    """Decoded substrings of an argument: base64, hex and URL-encoding, when they decode to text."""
-    if "%" in text:
-        unquoted = unquote_plus(text)
-        if unquoted != text:
-            yield Transform.URL, unquoted
-    for m in _HEX.finditer(text):
-        decoded = _as_text(binascii.unhexlify(m.group(0)))
-        if decoded:
-            yield Transform.HEX, decoded
-    for m in _B64.finditer(text):
-        raw = m.group(0)
-        if _HEX.fullmatch(raw):
-            continue
-        padded = raw + "=" * (-len(raw) % 4)
-        try:
-            data = base64.b64decode(padded, altchars=b"-_" if ("-" in raw or "_" in raw) else None, validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        decoded = _as_text(data)
-        if decoded:
-            yield Transform.BASE64, decoded
-
-
-def _as_text(data: bytes) -> str | None:
-    if len(data) < 8:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    printable = sum(ch.isprintable() or ch.isspace() for ch in text)
-    return text if printable >= 0.9 * len(text) else None
-
-
-def find_secrets(key: str, value: str) -> Iterator[str]:
-    """Secret-shaped values in one leaf of private content: under a secret key, after a word like "code",
-    or long mixed letter-and-digit tokens. Returned normalised."""
-    if (key.lower() in SECRET_KEYS or _SECRET_WORD.search(key)) and 4 <= len(value) <= 256:
-        yield squash(value)
-    for m in _SECRET_CONTEXT.finditer(value):
-        if any(ch.isdigit() for ch in m.group(1)):
-            yield squash(m.group(1))
-    for m in _TOKEN.finditer(value):
-        yield squash(m.group(0))
-
-
-def _long_enough_secret(secret: str) -> bool:
-    return len(secret) >= (6 if secret.isdigit() else 8)
-
-
 class FragmentIndex:
-    """Winnowed fingerprints of the private content of a session, bounded to ``max_fingerprints``.
+    """Winnowed fingerprints and secrets of the private content of a session, bounded to ``max_fingerprints``
+    fingerprints and ``max_secrets`` secrets.
 
-    Past the bound the oldest fingerprints go and ``truncated`` is set.
+    Past the bound the oldest fingerprints (or secrets) go and ``truncated`` is set.
     """
 
     def __init__(self, max_fingerprints: int = 50_000, max_secrets: int = 2_000) -> None:
         self.max_fingerprints = max_fingerprints
         self.max_secrets = max_secrets
         self._prints: OrderedDict[int, str] = OrderedDict()
-        self._secrets: OrderedDict[str, str] = OrderedDict()
+        self._secrets: OrderedDict[str, tuple[str, tuple[tuple[str, bool], ...]]] = OrderedDict()
         self._known: dict[int, int] = {}
         self._user_typed: set[int] = set()
         self._user_text: list[str] = []
@@ -199,50 +145,140 @@ class FragmentIndex:
 
     def add(self, call_id: str, text: str, at: int = 0) -> None:
         """Index private content that ``call_id`` returned at time ``at``."""
-        known = self._known
+        known, prints = self._known, self._prints
         for h, _pos in winnow(squash(text)):
             if known.get(h, at) >= at:
-                self._prints.setdefault(h, call_id)
-        while len(self._prints) > self.max_fingerprints:
-            self._prints.popitem(last=False)
-            self.truncated = True
+                prints.setdefault(h, call_id)
+                if len(prints) > self.max_fingerprints:
+                    prints.popitem(last=False)
+                    self.truncated = True
 
     def add_secrets(self, call_id: str, key: str, value: str) -> None:
-        """Index secret-shaped values of a private leaf."""
+        """Index secret-shaped values of a private leaf, with their encodings."""
         for secret in find_secrets(key, value):
-            if _long_enough_secret(secret):
-                self._secrets.setdefault(secret, call_id)
-        while len(self._secrets) > self.max_secrets:
+            self._add_secret(call_id, secret)
+
+    def _add_secret(self, call_id: str, secret: Secret) -> None:
+        # A secret whose letters and digits are too few to compare (a password mostly of symbols) is still
+        # looked for by its encodings, which are computed from all of it; it is known by what it was written as.
+        if is_long_enough(secret.norm):
+            key = secret.norm
+        elif len(secret.raw) >= MIN_SECRET_CHARS:
+            key = _RAW_KEY + secret.raw
+        else:
+            return
+        if key not in self._secrets:
+            self._secrets[key] = (call_id, tuple(dict.fromkeys(secret_needles(secret))))
+        if len(self._secrets) > self.max_secrets:
             self._secrets.popitem(last=False)
             self.truncated = True
 
-    def search(self, texts: Iterable[str], previous: str = "") -> list[FragmentMatch]:
-        """Private content in ``texts`` (a call's argument strings): verbatim, decoded, as secrets, and
-        split across calls (``previous`` is the normalised tail of earlier external calls' arguments)."""
+    def secrets(self) -> list[str]:
+        """The normalised secrets indexed, oldest first."""
+        return [key.removeprefix(_RAW_KEY) for key in self._secrets]
+
+    def search(
+        self,
+        texts: Iterable[str],
+        previous: str = "",
+        *,
+        streams: Sequence[tuple[str, str]] = (),
+        pieces: tuple[PieceLog, frozenset[str]] | None = None,
+    ) -> list[FragmentMatch]:
+        """Private content in ``texts`` (a call's argument strings): verbatim, decoded, as secrets (also
+        encoded or reversed), and split across calls: ``streams`` pairs the normalised tail of what earlier
+        external calls sent in one stream with what this call sends in it (``previous`` is the tail of all
+        their arguments, joined to all of these), and ``pieces`` the log of recent external calls' pieces with
+        this call's own."""
         matches: list[FragmentMatch] = []
         texts = list(texts)
+        views: list[tuple[Transform, str]] = []
         for text in texts:
             matches.extend(self._search_one(text, Transform.VERBATIM))
             for transform, decoded in decoded_views(text):
                 matches.extend(self._search_one(decoded, transform))
-        joined = "".join(squash(t) for t in texts)
-        if previous:
-            matches.extend(self._search_norm(previous + joined, None, Transform.SPLIT, boundary=len(previous)))
-        for secret, call_id in self._secrets.items():
-            if (
-                secret in joined
-                and not any(secret in typed for typed in self._user_text)
-                and not any(secret in normalize(m.text)[0] for m in matches)
-            ):
-                matches.append(FragmentMatch(call_id, secret, Transform.SECRET))
+                views.append((transform, squash(decoded)))
+        parts = [squash(t) for t in texts]
+        joined = "".join(parts)
+        if len(parts) > 1:
+            # A call's arguments together are one message: private text copied field by field (street, city,
+            # postcode) is copied as much as in one field.
+            cuts = list(itertools.accumulate(len(p) for p in parts[:-1]))
+            matches.extend(self._search_norm(joined, None, Transform.VERBATIM, crossing=cuts))
+        pairs = [(previous, joined)] if previous else []
+        pairs.extend(streams)
+        pairs = [(tail, current) for tail, current in pairs if tail and current]
+        for tail, current in pairs:
+            matches.extend(self._search_norm(tail + current, None, Transform.SPLIT, crossing=(len(tail),)))
+        if self._secrets:
+            matches.extend(self._search_secrets(texts, [(Transform.SECRET, joined), *views], pairs, pieces, matches))
         return _dedupe(matches)
+
+    def _search_secrets(
+        self,
+        texts: list[str],
+        views: list[tuple[Transform, str]],
+        pairs: list[tuple[str, str]],
+        pieces: tuple[PieceLog, frozenset[str]] | None,
+        found: list[FragmentMatch],
+    ) -> list[FragmentMatch]:
+        matches: list[FragmentMatch] = []
+        encoded = self._find_encoded(texts)
+        matched_text = [normalize(m.text)[0] for m in found]
+        for secret, (call_id, _needles) in self._secrets.items():
+            if secret.startswith(_RAW_KEY):
+                if secret in encoded:
+                    matches.append(FragmentMatch(call_id, secret.removeprefix(_RAW_KEY), encoded[secret]))
+                continue
+            if any(secret in typed for typed in self._user_text) or any(secret in t for t in matched_text):
+                continue
+            reverse = secret[::-1]
+            seen_in = next((t for t, view in views if secret in view or reverse in view), None)
+            if seen_in is not None:
+                matches.append(FragmentMatch(call_id, secret, seen_in))
+            elif secret in encoded:
+                matches.append(FragmentMatch(call_id, secret, encoded[secret]))
+            elif any(_crosses(secret, tail, current) for tail, current in pairs) or (
+                pieces is not None and pieces[0].covers(secret, pieces[1])
+            ):
+                matches.append(FragmentMatch(call_id, secret, Transform.SPLIT))
+        return matches
+
+    def _find_encoded(self, texts: list[str]) -> dict[str, Transform]:
+        """Secrets whose base64 or hex encoding is in ``texts`` (as written), with the encoding."""
+        found: dict[str, Transform] = {}
+        total = sum(len(t) for t in texts)
+        needles = sum(len(n) for _, n in self._secrets.values())
+        if needles * total <= _DIRECT_NEEDLE_WORK:
+            lowered = [t.lower() for t in texts]
+            for secret, (_call, encodings) in self._secrets.items():
+                for needle, case in encodings:
+                    if any(needle in t for t in (texts if case else lowered)):
+                        found[secret] = Transform.BASE64 if case else Transform.HEX
+                        break
+            return found
+        by_prefix: dict[tuple[str, bool], list[tuple[str, str]]] = {}
+        for secret, (_call, encodings) in self._secrets.items():
+            for needle, case in encodings:
+                by_prefix.setdefault((needle[:_NEEDLE_PREFIX], case), []).append((needle, secret))
+        for text in texts:
+            for case, haystack in ((True, text), (False, text.lower())):
+                for i in range(len(haystack) - _NEEDLE_PREFIX + 1):
+                    for needle, secret in by_prefix.get((haystack[i : i + _NEEDLE_PREFIX], case), ()):
+                        if haystack.startswith(needle, i):
+                            found.setdefault(secret, Transform.BASE64 if case else Transform.HEX)
+        return found
 
     def _search_one(self, text: str, transform: Transform) -> list[FragmentMatch]:
         norm, positions = normalize(text)
         return self._search_norm(norm, (text, positions), transform)
 
     def _search_norm(
-        self, norm: str, original: tuple[str, list[int]] | None, transform: Transform, boundary: int = 0
+        self,
+        norm: str,
+        original: tuple[str, list[int]] | None,
+        transform: Transform,
+        crossing: Sequence[int] = (),
     ) -> list[FragmentMatch]:
         if len(norm) < K or not self._prints:
             return []
@@ -259,8 +295,8 @@ class FragmentIndex:
                 spans.append((pos, pos + K, call_id))
         found = []
         for start, end, call_id in spans:
-            if end <= boundary:
-                continue
+            if crossing and not any(start < cut < end for cut in crossing):
+                continue  # only what joins two pieces: each piece alone is searched on its own
             if original is not None:
                 text, positions = original
                 snippet = _whole_words(text, positions[start], positions[end - 1] + 1)
@@ -268,6 +304,14 @@ class FragmentIndex:
                 snippet = norm[start:end]
             found.append(FragmentMatch(call_id, snippet, transform))
         return found
+
+
+def _crosses(secret: str, tail: str, current: str) -> bool:
+    """Whether ``secret`` starts in ``tail`` and ends in ``current`` once they are joined."""
+    if not tail or not current:
+        return False
+    joined = tail[-(len(secret) - 1) :] + current[: len(secret) - 1]
+    return secret in joined
 
 
 def _whole_words(text: str, start: int, end: int) -> str:

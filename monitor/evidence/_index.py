@@ -4,26 +4,34 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.evidence._actions import asks_for_action, delegates_everything
-from monitor.evidence._content import TextLeaf, iter_leaves
+from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
     TARGET_KEYS,
     find_addresses,
     is_allowlisted,
     iter_argument_texts,
+    mentions_destination,
     normalize_text,
 )
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
+from monitor.evidence._secrets import PieceLog, split_pieces
+from monitor.evidence._views import find_urls, iter_url_components
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
 
 _MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
+_MAX_STREAMS = 64
+MAX_RESULT_CHARS = 1_000_000
+"""Characters of one result that are indexed (private text fingerprinted, free text kept); past that the rest
+of the result is not examined and ``truncated`` is set."""
 # Private text waits to be fingerprinted until a search needs it, up to this much.
 _MAX_PENDING_CHARS = 200_000
 _MIN_STEERING_CHARS = 4
@@ -42,7 +50,15 @@ class ContentIndex:
 
     Memory is bounded: at most ``max_fingerprints`` fingerprints of private content, ``max_text_chars`` of
     free text and ``max_values`` listed values and objects are kept; past that the oldest go and
-    ``truncated`` is set.
+    ``truncated`` is set. Of one result, at most :data:`MAX_RESULT_CHARS` characters are indexed, so the peak
+    memory of indexing a result does not grow with its size; what is past that is not examined and sets
+    ``truncated`` too.
+
+    Content split across external calls is looked for in *streams*: the normalised tail (the last 256
+    characters) of what earlier external calls sent under one argument path (list positions ignored), in one
+    kind of URL component (path, query key, fragment, user name, host labels), and in all their arguments
+    joined; at most 64 streams, the least recently used go. A short secret is also found when pieces of the last
+    16 external calls cover it, in any order and with other calls between (see :class:`PieceLog`).
     """
 
     max_fingerprints: int = 50_000
@@ -56,6 +72,11 @@ class ContentIndex:
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     sent_tail: str = ""
+    _streams: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    _pieces: PieceLog = field(default_factory=PieceLog)
+    truncated_result: bool = False
+    """Whether part of a private or untrusted result was not examined (a reading bound, or past
+    :data:`MAX_RESULT_CHARS`)."""
     untrusted_places: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     truncated_listing: bool = False
     _text_chars: int = 0
@@ -92,6 +113,7 @@ class ContentIndex:
         once it is)."""
         return (
             self.truncated_listing
+            or self.truncated_result
             or (self._private is not None and self._private.truncated)
             or (self._salient is not None and self._salient.truncated)
         )
@@ -156,14 +178,33 @@ class ContentIndex:
         self._clock += 1
         if external:
             self.sent_tail = (self.sent_tail + "".join(squash(t) for t in texts))[-_SENT_TAIL_CHARS:]
+            texts_by_path = [(path, text) for path, _, text in iter_argument_texts(arguments)]
+            for key, piece in _stream_pieces(texts_by_path):
+                tail = (self._streams.pop(key, "") + piece)[-_SENT_TAIL_CHARS:]
+                self._streams[key] = tail
+                while len(self._streams) > _MAX_STREAMS:
+                    self._streams.popitem(last=False)
+            self._pieces.record(split_pieces(_piece_texts(texts)))
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
-        """Index one tool result: listed values, free text, the objects it lists, and (for private results)
-        the text to fingerprint, which is fingerprinted when a search first needs it."""
+        """Index one tool result (a value, or a :class:`Reading` of one): listed values, free text, the objects
+        it lists, and (for private results) the text to fingerprint, which is fingerprinted when a search first
+        needs it. When reading it left something unexamined, or it is longer than :data:`MAX_RESULT_CHARS`,
+        and it is private or untrusted, ``truncated`` is set."""
         self._order.setdefault(call_id, len(self._order))
         self._clock += 1
         self._result_clock.setdefault(call_id, self._clock)
-        for leaf in iter_leaves(result, on_object=self._add_object):
+        reading = result if isinstance(result, Reading) else Reading(result)
+        budget = MAX_RESULT_CHARS
+        cut = False
+        for leaf in iter_leaves(reading, on_object=self._add_object):
+            if budget <= 0:
+                cut = True
+                break
+            if len(leaf.value) > budget:
+                leaf = TextLeaf(leaf.key, leaf.value[:budget], leaf.free_text)
+                cut = True
+            budget -= len(leaf.value)
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             else:
@@ -177,8 +218,11 @@ class ContentIndex:
                     self._private_seen.add(digest)
                 self._pending.append((self._clock, call_id, leaf.key, leaf.value))
                 self._pending_chars += len(leaf.value)
-        if self._pending_chars > _MAX_PENDING_CHARS:
-            self._flush_private()
+                if self._pending_chars > _MAX_PENDING_CHARS:
+                    self._flush_private()
+        # What was not examined may carry private data or an attacker's words: it counts against later calls.
+        if (cut or reading.truncated) and (private or untrusted):
+            self.truncated_result = True
 
     def _add_private_value(self, call_id: str, value: str) -> None:
         # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
@@ -273,7 +317,7 @@ class ContentIndex:
 
         def seen_in(text: str) -> bool:
             if compact:
-                return value in text.replace(" ", "")
+                return mentions_destination(text, destination)
             # A bare number in prose is a date, an amount or a count; it names a place only when named as an id.
             if value.isdigit():
                 return _id_mention(value).search(text) is not None
@@ -436,14 +480,44 @@ class ContentIndex:
         a contact is not leaking the contact."""
         self._flush_private()
         skip = set(skip_paths)
-        texts = [text for path, _, text in iter_argument_texts(arguments) if path not in skip]
-        found = self.private.search(texts, self.sent_tail)
+        kept = [(path, text) for path, _, text in iter_argument_texts(arguments) if path not in skip]
+        texts = [text for _, text in kept]
+        streams = [(self._streams.get(key, ""), piece) for key, piece in _stream_pieces(kept)]
+        pieces = (self._pieces, split_pieces(_piece_texts(texts)))
+        found = self.private.search(texts, self.sent_tail, streams=streams, pieces=pieces)
         matched = {f.from_call for f in found}
         found.extend(f for f in self._find_copied_records(texts) if f.from_call not in matched)
         # Paraphrase is weaker evidence: reported only for sources nothing stronger matched.
         strong = {f.from_call for f in found}
         found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)
         return found
+
+
+_LIST_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+def _stream_pieces(texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The streams a call's argument values continue, with what each adds: the value under its argument path
+    (list positions ignored), and each kind of URL component of the URLs it holds, normalised."""
+    pieces: list[tuple[str, str]] = []
+    for path, text in texts:
+        pieces.append(("arg:" + _LIST_INDEX.sub("/*", path), squash(text)))
+        for url in find_urls(text):
+            by_slot: dict[str, list[str]] = {}
+            for slot, component in iter_url_components(url):
+                if slot != "key":
+                    by_slot.setdefault(slot, []).append(squash(component))
+            pieces.extend(("url:" + slot, "".join(parts)) for slot, parts in by_slot.items())
+    return [(key, piece) for key, piece in pieces if piece]
+
+
+def _piece_texts(texts: Iterable[str]) -> list[str]:
+    """Whole argument values and the components of their URLs, for :func:`split_pieces`."""
+    out: list[str] = []
+    for text in texts:
+        out.append(text)
+        out.extend(component for url in find_urls(text) for _, component in iter_url_components(url))
+    return out
 
 
 @functools.lru_cache(maxsize=4096)

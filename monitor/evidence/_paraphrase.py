@@ -48,7 +48,7 @@ from enum import StrEnum
 from functools import cache
 from importlib import resources
 
-from monitor.evidence._fingerprints import decoded_views
+from monitor.evidence._views import decoded_views
 from monitor.models import FragmentMatch, Transform
 
 MAX_EXAMINED_CHARS = 200_000

@@ -157,6 +157,9 @@ _DATA_EXTENSIONS = frozenset(
     ["yaml", "yml", "json", "toml", "ini", "env", "txt", "conf", "cfg", "properties", "xml", "enc", "age", "gpg"]
 )
 _WILDCARD = re.compile(r"[*?\[]")
+# No file name is longer (NAME_MAX); a longer wildcard pattern is not matched (``fnmatch`` translates a pattern
+# into a regular expression, whose size and cost grow with the pattern).
+_MAX_PATTERN_NAME = 255
 
 
 def _components(path: str) -> list[str]:
@@ -210,5 +213,7 @@ def is_secrets_path(path: str) -> bool:
         return True
     name = parts[-1]
     if _WILDCARD.search(name):
+        if len(name) > _MAX_PATTERN_NAME:
+            return True  # a pattern too long to translate and match cheaply is taken to match a secret
         return any(fnmatch.fnmatchcase(example, name) for example in _SECRET_EXAMPLES)
     return _is_secret_name(name)

@@ -47,6 +47,8 @@ MAX_VARIANTS = 16
 MAX_SUBSTITUTIONS = 64
 MAX_LOOP_WALKS = 32
 _HANDLERS = {**LOCAL_HANDLERS, **NETWORK_HANDLERS}
+UNEXAMINED = "<unexamined>"
+"""The upload a command over a bound counts as making: content the parse could not see, possibly private."""
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])\}|([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]))")
 _BRACES = re.compile(r"\{([^{}\s]*,[^{}\s]*)\}")
@@ -66,7 +68,9 @@ class ShellEffects:
     network (downloads, clones, archives fetched and unpacked). ``executes``: local files run as code.
     ``network``: a program that talks to the network runs; ``unknown_hosts``: it talks somewhere the command
     does not name (a git remote by name, a package registry). ``opaque``: part of the command could not be
-    examined, so the rest is a lower bound; ``notes`` say why."""
+    examined, so the rest is a lower bound; ``notes`` say why. ``unexamined``: part of it was over a bound
+    (size, words, nesting, values followed), so it may do anything a shell can: it then reaches unknown hosts
+    and uploads :data:`UNEXAMINED`, content nobody examined."""
 
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
@@ -78,6 +82,7 @@ class ShellEffects:
     unknown_hosts: bool = False
     opaque: bool = False
     notes: tuple[str, ...] = ()
+    unexamined: bool = False
 
 
 class _Walker:
@@ -97,7 +102,7 @@ class _Walker:
         self.substitution_flows[index] = NO_FLOW
         sub = self.lexed.substitutions[index]
         if len(self.substitution_flows) > MAX_SUBSTITUTIONS:
-            run.opaque(f"more than {MAX_SUBSTITUTIONS} substitutions: the rest were only searched for URLs")
+            run.unexamined(f"more than {MAX_SUBSTITUTIONS} substitutions: the rest were only searched for URLs")
             for match in _URL.finditer(sub.text):
                 run.url(match.group())
             self.substitution_flows[index] = UNKNOWN_FLOW
@@ -111,7 +116,16 @@ class _Walker:
         """The output of a substitution when the command spells it out (``$(echo x)``, ``$(cat <<EOF ...)``)
         and it carries nothing else; None when it is only known at run time."""
         flow = self.substitution_flows.get(index)
-        if flow is None or flow.text is None or flow.files or flow.names or flow.data or flow.unknown or flow.remote:
+        if (
+            flow is None
+            or flow.text is None
+            or flow.cut
+            or flow.files
+            or flow.names
+            or flow.data
+            or flow.unknown
+            or flow.remote
+        ):
             return None
         if "$" in flow.text or "`" in flow.text:
             return None
@@ -152,9 +166,14 @@ class _Walker:
                 continue
             substituted = True
             variants = [v.replace(match.group(), value, 1) for v in variants for value in variable.values]
+            if len(variants) > MAX_VARIANTS or any(len(v) > MAX_VALUE_CHARS for v in variants):
+                run.unexamined("a word has more values, or longer ones, than are followed")
             variants = [v[:MAX_VALUE_CHARS] for v in variants[:MAX_VARIANTS]]
         if split and substituted and not tok.quoted:
-            variants = [piece for v in variants for piece in (v.split() or [""])][:MAX_VARIANTS]
+            pieces = [piece for v in variants for piece in (v.split() or [""])]
+            if len(pieces) > MAX_VARIANTS:
+                run.unexamined("a word splits into more values than are followed")
+            variants = pieces[:MAX_VARIANTS]
         if split and not tok.quoted:
             variants = _expand_braces(variants)
         rendered = [render(v, self.substitutions) for v in variants]
@@ -355,7 +374,7 @@ def _scan_unknown(run: Run, args: list[Arg]) -> None:
 def _walk_nested(run: Run, text: str, stdin: Flow) -> Flow:
     """Walk a command text found inside another (``bash -c``, ``eval``, a substitution), one level deeper."""
     if run.depth >= MAX_DEPTH:
-        run.opaque("commands nested too deeply to examine")
+        run.unexamined("commands nested too deeply to examine")
         for match in _URL.finditer(text):
             run.url(match.group())
         return UNKNOWN_FLOW
@@ -364,8 +383,9 @@ def _walk_nested(run: Run, text: str, stdin: Flow) -> Flow:
 
 
 def _skim(run: Run, text: str, why: str) -> Flow:
-    """A command too large to walk: opaque, and only its URLs (and ``/dev/tcp`` paths) are read, all of it."""
-    run.opaque(f"{why}; only its URLs were read")
+    """A command too large to walk: unexamined (it may do anything), and only its URLs (and ``/dev/tcp`` paths)
+    are read, all of it."""
+    run.unexamined(f"{why}; only its URLs were read")
     for match in _URL.finditer(text):
         run.url(match.group())
     for match in _NETWORK_DEVICE.finditer(text):
@@ -380,7 +400,10 @@ def _walk_text(run: Run, text: str) -> Flow:
     if sum(not t.op for t in lexed.tokens) > MAX_WORDS:
         return _skim(run, text, f"the command has more than {MAX_WORDS} words")
     for problem in lexed.problems:
-        run.opaque(problem)
+        if "too deeply" in problem:
+            run.unexamined(problem)
+        else:
+            run.opaque(problem)
     try:
         tree = Parser(lexed.tokens).parse()
     except SyntaxProblem as exc:
@@ -401,9 +424,11 @@ def parse_shell_command(command: str) -> ShellEffects:
     try:
         _walk_text(run, command if isinstance(command, str) else str(command))
     except RecursionError:
-        run.opaque("the command is nested too deeply to examine")
+        run.unexamined("the command is nested too deeply to examine")
     except Exception as exc:  # the parser must never fail its caller
-        run.opaque(f"internal parser error: {type(exc).__name__}")
+        run.unexamined(f"internal parser error: {type(exc).__name__}")
+    if effects.unexamined:
+        effects.uploads[UNEXAMINED] = None
     return ShellEffects(
         reads=tuple(effects.reads),
         writes=tuple(effects.writes),
@@ -415,4 +440,5 @@ def parse_shell_command(command: str) -> ShellEffects:
         unknown_hosts=effects.unknown_hosts,
         opaque=effects.opaque,
         notes=tuple(effects.notes),
+        unexamined=effects.unexamined,
     )

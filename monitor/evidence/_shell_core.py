@@ -7,14 +7,14 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from urllib.parse import urlsplit
 
+from monitor.evidence._hosts import canonical_host, parse_ipv4
+from monitor.evidence._hosts import host_of_url as _url_host
 from monitor.evidence._shell_lex import LITERAL_DOLLAR, SUBSTITUTION
 
 _HOST = re.compile(
     r"(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.?)+|\[?[0-9a-f:.]+\]?|[^\x00-\x7f./:@\s]+(?:\.[^\x00-\x20./:@]+)*"
 )
-_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SCP_REMOTE = re.compile(r"^(?:(?P<user>[^@/:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@/:\\\[\]]+):")
 _DEV_NET = re.compile(r"^/dev/(?:tcp|udp)/(?P<host>[^/]+)/(?P<port>[^/]*)$")
 _UNC = re.compile(r"^(?:\\\\|//)(?P<host>[^\\/?.\s][^\\/\s]*)[\\/]")
@@ -25,8 +25,9 @@ MAX_VALUE_CHARS = 10_000
 class Flow:
     """Content on a stream or in a value: the local files it came from, the file names it lists, other private
     sources it carries (``$NAME`` for an environment variable, ``<environment>``), whether part of it has an
-    origin the parse cannot name, its literal text when the command spells it out (``echo ... | sh``), and
-    whether part of it was fetched from the network."""
+    origin the parse cannot name, its literal text when the command spells it out (``echo ... | sh``), whether
+    part of it was fetched from the network, and whether that text was cut at :data:`MAX_VALUE_CHARS` (then it
+    is known only in part, and whatever runs it may do anything)."""
 
     files: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
@@ -34,16 +35,19 @@ class Flow:
     unknown: bool = False
     text: str | None = None
     remote: bool = False
+    cut: bool = False
 
     def __or__(self, other: Flow) -> Flow:
         texts = [t for t in (self.text, other.text) if t is not None]
+        joined = "\n".join(texts) if texts else None
         return Flow(
             tuple(dict.fromkeys(self.files + other.files)),
             tuple(dict.fromkeys(self.names + other.names)),
             tuple(dict.fromkeys(self.data + other.data)),
             self.unknown or other.unknown,
-            "\n".join(texts)[:MAX_VALUE_CHARS] if texts else None,
+            joined[:MAX_VALUE_CHARS] if joined is not None else None,
             self.remote or other.remote,
+            self.cut or other.cut or (joined is not None and len(joined) > MAX_VALUE_CHARS),
         )
 
     def sent(self) -> list[str]:
@@ -58,18 +62,22 @@ def merge(flows: Iterable[Flow]) -> Flow:
     data: dict[str, None] = {}
     texts: list[str] = []
     size = 0
-    unknown = remote = False
+    unknown = remote = cut = False
     for flow in flows:
         files.update(dict.fromkeys(flow.files))
         names.update(dict.fromkeys(flow.names))
         data.update(dict.fromkeys(flow.data))
         unknown = unknown or flow.unknown
         remote = remote or flow.remote
-        if flow.text is not None and size <= MAX_VALUE_CHARS:
-            texts.append(flow.text[:MAX_VALUE_CHARS])
-            size += len(texts[-1]) + 1
+        cut = cut or flow.cut
+        if flow.text is not None:
+            if size <= MAX_VALUE_CHARS:
+                texts.append(flow.text[:MAX_VALUE_CHARS])
+            size += len(flow.text) + 1
+    # Text past the bound is not kept: whatever runs it runs something not examined.
+    cut = cut or size - 1 > MAX_VALUE_CHARS
     text = "\n".join(texts)[:MAX_VALUE_CHARS] if texts else None
-    return Flow(tuple(files), tuple(names), tuple(data), unknown, text, remote)
+    return Flow(tuple(files), tuple(names), tuple(data), unknown, text, remote, cut)
 
 
 NO_FLOW = Flow()
@@ -150,6 +158,7 @@ class Effects:
     network: bool = False
     unknown_hosts: bool = False
     opaque: bool = False
+    unexamined: bool = False
 
 
 Nested = Callable[["Run", str, Flow], Flow]
@@ -200,6 +209,13 @@ class Run:
         """Part of the command cannot be examined; ``why`` goes to the notes."""
         self.effects.opaque = True
         self.note(why)
+
+    def unexamined(self, why: str) -> None:
+        """Part of the command was not examined because it is over a bound: it counts as possibly doing anything
+        a shell can do (reading private files, sending them to any host); ``why`` goes to the notes."""
+        self.opaque(why)
+        self.effects.unexamined = True
+        self.unknown_host()
 
     def network(self) -> None:
         """The command talks to the network."""
@@ -383,7 +399,7 @@ def clean_host(raw: str) -> str | None:
         host = host[1:-1]
     if "$" in host or "\x02" in host or "{" in host or "*" in host or not _HOST.fullmatch(host):
         return None
-    return host
+    return canonical_host(host)
 
 
 def known_suffix(raw: str) -> str:
@@ -407,14 +423,9 @@ def host_of_url(text: str, default_scheme: str = "") -> str | None:
         if not default_scheme:
             return ""
         text = f"{default_scheme}://{text}"
-    try:
-        parts = urlsplit(text)
-        host = parts.hostname
-    except ValueError:
-        return None
+    host = _url_host(text)
     if host is None:
-        netloc = parts.netloc.rsplit("@", 1)[-1]
-        return None if netloc else ""
+        return None
     return host
 
 
@@ -434,8 +445,9 @@ def remote_host(text: str) -> str | None:
 
 
 def looks_like_ipv4(text: str) -> bool:
-    """Whether a text is a dotted IPv4 address."""
-    return _IPV4.fullmatch(text) is not None
+    """Whether a text is an IPv4 address in any spelling a resolver accepts with dots (``10.0.0.1``,
+    ``0x7f.1``, ``0177.0.0.1``)."""
+    return "." in text.strip(".") and parse_ipv4(text) is not None
 
 
 def split_options(

@@ -101,6 +101,8 @@ def inline_code(run: Run, name: str, code: str) -> None:
 def _stdin_code(run: Run, name: str, *, shell: bool) -> Flow:
     """A shell or interpreter that reads its program from standard input."""
     stdin = run.stdin
+    if stdin.cut:
+        run.unexamined(f"{name} runs a script longer than the part of it that was kept")
     if stdin.text is not None and not (stdin.files or stdin.unknown or stdin.remote or stdin.data):
         if shell:
             return run.nested(stdin.text)

@@ -49,6 +49,9 @@ class Reason(StrEnum):
     PRIVATE_PARAPHRASE = "private-paraphrase"
     PRIVATE_FILE_SENT = "private-file-sent"
     PRIVATE_IN_UNREQUESTED_SEND = "private-in-unrequested-send"
+    PRIVATE_IN_EMBEDDED_URL = "private-in-embedded-url"
+    """Private content rides in a URL that whoever renders the content fetches (an image, ``src=``), to a host
+    the user did not name."""
     REQUEST_CARRIES_NOTHING_NEW = "request-carries-nothing-new"
     DESTINATION_USER_DELEGATED = "destination-user-delegated"
     DESTINATION_LOOKALIKE = "destination-lookalike"
@@ -56,6 +59,8 @@ class Reason(StrEnum):
     DESTINATION_OWN_ACCOUNT = "destination-own-account"
     STEERED_ACTION = "steered-action"
     ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
+    EVIDENCE_TRUNCATED = "evidence-truncated"
+    """Content a bound left unexamined could carry what would stop the call: it counts against it."""
     ENFORCED = "enforced"
     BASELINE_ASKS = "baseline-client-asks"
     BASELINE_BLOCKS = "baseline-client-blocks"
@@ -69,6 +74,8 @@ class EvidenceKind(StrEnum):
     DESTINATION = "destination"
     STEERING = "steering"
     """An argument value of a steered action, and the call whose untrusted content chose it."""
+    UNEXAMINED = "unexamined"
+    """Content of the session that a bound left unexamined, and the call that returned it."""
 
 
 class Evidence(BaseModel):
@@ -110,6 +117,8 @@ class AlertKind(StrEnum):
     DEFINITION_CHANGED = "definition-changed"
     EVIDENCE_TRUNCATED = "evidence-truncated"
     MONITORING_GAP = "monitoring-gap"
+    PIN_UNCHECKED = "pin-unchecked"
+    """A pinned rule covers a tool whose definition the session never listed, so its pin could not be checked."""
 
 
 ALERT_SEVERITY: dict[AlertKind, Severity] = {
@@ -122,6 +131,7 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
     AlertKind.DEFINITION_CHANGED: Severity.HIGH,
     AlertKind.EVIDENCE_TRUNCATED: Severity.INFO,
     AlertKind.MONITORING_GAP: Severity.HIGH,
+    AlertKind.PIN_UNCHECKED: Severity.INFO,
 }
 
 

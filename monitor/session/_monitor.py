@@ -11,7 +11,10 @@ A session moves one way. What a host reports enters it in this order:
 - ``before_call``: a requested call. Its legs come from the classifier; when it can send out
   (``external_communication``) while untrusted content and private data are both in the context (armed), its
   destinations are labelled by who chose them and its arguments searched for private content, and the policy
-  (:func:`monitor.decide.decide`) decides. The call's own external leg enters the context at once.
+  (:func:`monitor.decide.decide`) decides. URLs in its content that rendering fetches (images) are destinations
+  of their own, and a URL on a site the user named is the attacker's when untrusted text built it and it carries
+  private content. The call's own external leg enters the context at once. A reviewed rule whose pin could not
+  be checked (the tool was never listed) raises ``pin-unchecked`` once per tool.
 - ``after_call``: the call's result. Result-level hints may add legs; the result is indexed (what it lists, its
   free text, its private content). The call's private data and untrusted content enter the context now, and so
   do those of every call requested before it (they ran, whether or not their results were recorded). Calls
@@ -23,7 +26,12 @@ the call: replaying a trace offline gives exactly what a live host got.
 
 The monitor never raises into its host: a failure inside it is logged and counted in
 :attr:`SessionMonitor.internal_errors`, and :meth:`SessionMonitor.before_call` then answers ``confirm`` with
-the reason ``monitor-error``. One lock guards the sessions; a sink is pushed what happened after it is released.
+the reason ``monitor-error``.
+
+Work is bounded per record: each result is read within :class:`~monitor.evidence.ReadBounds`, and what a bound
+left unexamined counts against later calls (``evidence-truncated``, see :mod:`monitor.decide`). Each session
+has its own lock, so a session busy with a costly result never holds up another; a short registry lock only
+guards the table of sessions. A sink is pushed what happened once the session's lock is released.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from monitor.classify import (
@@ -43,46 +52,51 @@ from monitor.classify import (
 from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
 from monitor.evidence import (
     ContentIndex,
+    ReadBounds,
+    Reading,
     asks_for_action,
     extract_destinations,
-    extract_shell_effects,
     extract_targets,
     is_own_store_write,
-    iter_argument_texts,
 )
 from monitor.models import (
     ALL_LEGS,
-    Action,
     AlertKind,
     AlertRaised,
     AssistantMessage,
     CallDecided,
-    Classification,
     Decision,
     Destination,
     DestinationKind,
     Effect,
     Event,
-    EvidenceKind,
     Finding,
     FragmentMatch,
     LabelledDestination,
     Leg,
-    LegSource,
     Level,
     Origin,
     Posture,
-    Reason,
     SessionReport,
-    Severity,
     ToolCall,
     ToolContext,
     ToolResult,
     ToolsListed,
-    Transform,
     UserMessage,
     parse_tool,
     sort_legs,
+)
+from monitor.session._embedded import label_embedded, relabel_built_urls
+from monitor.session._facts import (
+    ARMED_LEGS,
+    alert_on_decision,
+    alert_on_truncation,
+    alert_on_unchecked_pin,
+    backed_legs,
+    carries_nothing_new,
+    unexamined_content,
+    uploaded_files,
+    verbatim_paths,
 )
 from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
 from monitor.types import AlertSink, OverrideSource
@@ -97,6 +111,15 @@ def _nothing() -> None:
     return None
 
 
+@dataclass
+class _Slot:
+    """One session held by the monitor, with the lock that orders the operations on it."""
+
+    state: SessionState
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    ended: bool = False
+
+
 class SessionMonitor:
     """Watches sessions for the lethal trifecta and decides each tool call before it runs.
 
@@ -105,6 +128,8 @@ class SessionMonitor:
 
     ``sink`` (an :class:`~monitor.types.AlertSink`) is pushed every decision, alert and change of level as it
     happens, once the operation that caused it is over: hosts and exporters need not poll :meth:`session`.
+    ``read_bounds`` (a :class:`~monitor.evidence.ReadBounds`) limits the work of reading one result; what a bound
+    leaves out counts against later sends (``evidence-truncated``).
     """
 
     def __init__(
@@ -116,6 +141,7 @@ class SessionMonitor:
         builtin_rules: bool = True,
         evidence_budget: int = 50_000,
         sink: AlertSink | None = None,
+        read_bounds: ReadBounds | None = None,
     ) -> None:
         self.posture = Posture(posture)
         self.policy = policy or Policy()
@@ -124,13 +150,16 @@ class SessionMonitor:
         self.rules = rules
         self.classifier = Classifier(self.posture, rules)
         self.evidence_budget = evidence_budget
+        self.read_bounds = read_bounds or ReadBounds()
+        """The limits on reading one result; what they leave out counts against later sends."""
         self._sink = sink
         self.internal_errors = 0
         """Failures of the monitor itself (each logged, none raised)."""
         self.sink_errors = 0
         """Failures of the sink (each logged, none raised)."""
-        self._sessions: dict[str, SessionState] = {}
-        self._lock = threading.RLock()
+        self._sessions: dict[str, _Slot] = {}
+        # Guards the table of sessions (and the counters) only: never held while a session works.
+        self._registry = threading.Lock()
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -176,8 +205,11 @@ class SessionMonitor:
     def session(self, session_id: str) -> SessionReport:
         """Return a snapshot of the session: legs, level, alerts, calls and ``.graph``. The report is a frozen
         copy: later calls do not change it. A session the monitor does not hold is reported empty and clean."""
-        with self._lock:
-            return self._state(session_id).to_report()
+        slot = self._held(session_id)
+        if slot is None:
+            return self._new_state(session_id).to_report()
+        with slot.lock:
+            return slot.state.to_report()
 
     @property
     def sink(self) -> AlertSink | None:
@@ -186,31 +218,42 @@ class SessionMonitor:
 
     @sink.setter
     def sink(self, sink: AlertSink | None) -> None:
-        with self._lock:
+        with self._registry:
             self._sink = sink
-            for state in self._sessions.values():  # sessions already held are heard from too, from now on
+            slots = list(self._sessions.values())
+        for slot in slots:  # sessions already held are heard from too, from now on
+            with slot.lock:
                 if sink is None:
-                    state.notices = None
-                elif state.notices is None:
-                    state.notices = []
+                    slot.state.notices = None
+                elif slot.state.notices is None:
+                    slot.state.notices = []
 
     def has_session(self, session_id: str) -> bool:
         """Return whether the monitor holds the session now."""
-        return session_id in self._sessions
+        with self._registry:
+            return session_id in self._sessions
 
     def end_session(self, session_id: str) -> SessionReport:
         """Forget a session and return its final snapshot (with an ``evidence-truncated`` alert if its evidence
         reached the memory bound and was not yet reported). Memory follows the sessions still held."""
-        with self._lock:
-            state = self._sessions.pop(session_id, None) or self._new_state(session_id)
-            self._alert_on_truncation(state)
+        with self._registry:
+            slot = self._sessions.pop(session_id, None)
+        if slot is None:
+            state = self._new_state(session_id)
+            alert_on_truncation(state)
             notices = state.take_notices()
+        else:
+            with slot.lock:
+                slot.ended = True
+                state = slot.state
+                alert_on_truncation(state)
+                notices = state.take_notices()
         self._push(notices)
         return state.to_report()
 
     def sessions(self) -> list[str]:
         """Return the ids of the sessions held now."""
-        with self._lock:
+        with self._registry:
             return list(self._sessions)
 
     def observe(self, event: Event) -> Decision | None:
@@ -230,13 +273,17 @@ class SessionMonitor:
     # -- the boundary: never raise, push what happened -------------------------------------------------
 
     def _run(self, where: str, session_id: str, work: Callable[[SessionState], _T], fallback: Callable[[], _T]) -> _T:
-        """Run ``work`` on the session under the lock; on failure log it and return ``fallback()``. Then push
-        what the work raised to the sink."""
+        """Run ``work`` on the session under the session's own lock; on failure log it and return ``fallback()``.
+        Then push what the work raised to the sink."""
         try:
-            with self._lock:
-                state = self._state(session_id)
-                result = work(state)
-                notices = state.take_notices()
+            while True:
+                slot = self._slot(session_id)
+                with slot.lock:
+                    if slot.ended:  # ended while this waited: the id now names a new session
+                        continue
+                    result = work(slot.state)
+                    notices = slot.state.take_notices()
+                break
         except Exception:
             self._fail(where)
             return fallback()
@@ -257,7 +304,8 @@ class SessionMonitor:
                 else:
                     sink.on_level(notice)
             except Exception:
-                self.sink_errors += 1
+                with self._registry:
+                    self.sink_errors += 1
                 logger.exception("trifecta-monitor: the alert sink failed on %s", type(notice).__name__)
 
     # -- engine -------------------------------------------------------------------------------------
@@ -270,7 +318,8 @@ class SessionMonitor:
             self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
 
     def _fail(self, where: str) -> None:
-        self.internal_errors += 1
+        with self._registry:
+            self.internal_errors += 1
         logger.exception("trifecta-monitor internal error in %s", where)
 
     def _new_state(self, session_id: str) -> SessionState:
@@ -280,11 +329,17 @@ class SessionMonitor:
             notices=None if self._sink is None else [],
         )
 
-    def _state(self, session_id: str) -> SessionState:
-        state = self._sessions.get(session_id)
-        if state is None:
-            state = self._sessions[session_id] = self._new_state(session_id)
-        return state
+    def _slot(self, session_id: str) -> _Slot:
+        """The session's slot, made on first use (the registry lock is held only for the look-up)."""
+        with self._registry:
+            slot = self._sessions.get(session_id)
+            if slot is None:
+                slot = self._sessions[session_id] = _Slot(self._new_state(session_id))
+            return slot
+
+    def _held(self, session_id: str) -> _Slot | None:
+        with self._registry:
+            return self._sessions.get(session_id)
 
     def _register_tools(self, state: SessionState, server: str, tools: Any, trusted: bool) -> list[Finding]:
         """Classify each listed tool; a malformed entry becomes a finding (and an alert), never an error."""
@@ -349,7 +404,7 @@ class SessionMonitor:
         if record in state.uncommitted:
             state.uncommitted.remove(record)
             legs = record.classification.legs - {Leg.EXTERNAL_COMMUNICATION}
-            state.backed.update(_backed_legs(record.classification) & legs)
+            state.backed.update(backed_legs(record.classification) & legs)
             if legs:
                 self._enter_legs(state, legs, record.call_id)
 
@@ -378,6 +433,8 @@ class SessionMonitor:
         legs_before = frozenset(state.legs)
         unique_id = self._unique_call_id(state, call_id, index)
         labelled: list[LabelledDestination] = []
+        embedded_hosts: list[LabelledDestination] = []
+        embedded_leaks: tuple[FragmentMatch, ...] = ()
         targets: list[LabelledDestination] = []
         fragments: list[FragmentMatch] = []
         shared_place = False
@@ -388,6 +445,17 @@ class SessionMonitor:
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and args:
             destinations = extract_destinations(args, classified.destinations)
             labelled = [state.index.label(d, self.policy.allowlist, tool) for d in destinations]
+            # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
+            embedded = label_embedded(state.index, args, self.policy.allowlist)
+            embedded_leaks = embedded.fragments
+            embedded_hosts = relabel_built_urls(state, args, list(embedded.destinations))
+            labelled = relabel_built_urls(state, args, labelled)
+            # An image's host is labelled as such (never delegated), also where the text's addresses name it.
+            hosts = {(d.destination.kind, d.destination.value) for d in embedded_hosts}
+            labelled = [
+                d for d in labelled if d.destination.keyed or (d.destination.kind, d.destination.value) not in hosts
+            ]
+            labelled.extend(embedded_hosts)
             places = [d for d in destinations if d.keyed]
             if not places:
                 places = extract_targets(args)
@@ -400,10 +468,10 @@ class SessionMonitor:
             url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
             recipients = {d.path for d in destinations if d.keyed} - url_paths
             # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
-            verbatim = _verbatim_paths(state.index, args, url_paths)
+            verbatim = verbatim_paths(state.index, args, url_paths)
             fragments = state.index.find_private(args, recipients | verbatim)
-            fragments.extend(_uploaded_files(args, state.legs.get(Leg.PRIVATE_DATA, "")))
-            nothing_new = not fragments and _carries_nothing_new(args, destinations, verbatim)
+            fragments.extend(uploaded_files(args, state.legs.get(Leg.PRIVATE_DATA, "")))
+            nothing_new = not fragments and carries_nothing_new(args, destinations, verbatim)
         # A steered action needs untrusted content in the context: only then are its effects worth reading.
         steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
         effects = classify_effects(context) if steerable else frozenset()
@@ -413,6 +481,9 @@ class SessionMonitor:
             copied = Effect.CODE_EXECUTION in effects
             steered_by = state.index.find_steered_value(args, tool, copied_lines=copied)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
+        unexamined, unexamined_sources = unexamined_content(state)
+        if unexamined:  # a cut source read at untrusted content's suggestion is steered too
+            steered.update(source for source in unexamined_sources if source in state.steered)
         facts = CallFacts(
             level_before=level_before,
             annotations=known[0].annotations if known else None,
@@ -425,13 +496,17 @@ class SessionMonitor:
             rule_ids=classified.rule_ids,
             arguments_available=args is not None,
             destinations=labelled,
+            embedded=embedded_hosts,
+            embedded_fragments=embedded_leaks,
             fragments=fragments,
             targets=targets,
             nothing_new=nothing_new,
             own_store=is_own_store_write(tool),
-            action_asked=not fragments or asks_for_action(state.index.user_text, tool),
+            action_asked=not (fragments or unexamined) or asks_for_action(state.index.user_text, tool),
             effects=effects,
             steered_by=steered_by,
+            unexamined=unexamined,
+            unexamined_sources=unexamined_sources,
         )
         decision = decide(self.policy, facts)
         if args:
@@ -446,10 +521,11 @@ class SessionMonitor:
         state.add_call(record)
         self._add_available(state, legs_call, unique_id)
         self._alert_on_void_pin(state, server, tool, classified, unique_id)
+        alert_on_unchecked_pin(state, server, tool, classified.unchecked, unique_id)
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
             state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
             state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
-        self._alert_on_decision(state, decision, _backed_legs(classified.classification))
+        alert_on_decision(state, decision, backed_legs(classified.classification))
         return decision
 
     def _label_target(self, state: SessionState, target: Destination, tool: str) -> LabelledDestination:
@@ -462,44 +538,6 @@ class SessionMonitor:
     @staticmethod
     def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
         return call_id if call_id and call_id not in state.by_id else f"{call_id or 'call'}#{index}"
-
-    def _alert_on_decision(self, state: SessionState, decision: Decision, call_backed: frozenset[Leg]) -> None:
-        """Raise the alerts a decision calls for, at the severity its evidence supports (see ALERT_POLICY in
-        the module docstring): exfiltration [critical] and trifecta [high] only for calls the policy asks about
-        or blocks, trifecta [high] only when no leg rests on the cautious defaults alone; a hijack [high] for a
-        steered action."""
-        asked = decision.action is not Action.ALLOW
-        if Reason.STEERED_ACTION in decision.reasons:
-            steering = [e for e in decision.evidence if e.kind is EvidenceKind.STEERING]
-            state.raise_alert(
-                AlertKind.HIJACK,
-                decision.call_id,
-                f"untrusted content chose the target or content of a steered action; action {decision.action.value}",
-                path=state.path_to(decision.call_id, steering),
-                evidence=tuple(steering),
-            )
-        if decision.level.rank < Level.TRIFECTA.rank:
-            return
-        state.raise_level(decision.level, decision.call_id)
-        summary = ", ".join(r.value for r in decision.reasons)
-        backed = Leg.EXTERNAL_COMMUNICATION in call_backed and state.backed >= _ARMED_LEGS
-        if decision.level is Level.EXFILTRATION and asked:
-            kind, severity = AlertKind.EXFILTRATION, Severity.CRITICAL
-            message = f"private data may leave the session ({summary})"
-        elif asked or not state.trifecta_alerted:
-            kind, severity = AlertKind.TRIFECTA, Severity.HIGH if asked and backed else Severity.WARNING
-            message = f"external communication requested while armed ({summary})"
-        else:  # another allowed send in a session already alerted: the call's decision says it
-            return
-        state.raise_alert(
-            kind,
-            decision.call_id,
-            f"{message}; action {decision.action.value}",
-            severity=severity,
-            path=state.path_to(decision.call_id, decision.evidence),
-            evidence=decision.evidence,
-        )
-        state.trifecta_alerted = True
 
     def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> None:
         """Index the result of the oldest unanswered call with this id, then let its legs into the context."""
@@ -521,69 +559,19 @@ class SessionMonitor:
         if Leg.UNTRUSTED_CONTENT in legs and record.arguments:
             state.index.add_untrusted_source(record.arguments, record.call_id)
         if result is not None:
-            state.index.add_result(
-                record.call_id, result, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
-            )
+            reading = Reading(result, self.read_bounds)
+            try:
+                state.index.add_result(
+                    record.call_id, reading, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
+                )
+            except Exception:
+                # A result the index could not read still ran: its legs enter, and all of it counts as unexamined.
+                self._fail("after_call (reading the result)")
+                reading.truncated = True
+            cut = legs & ARMED_LEGS
+            if reading.truncated and cut:
+                # What the bound left out counts as possibly carrying data (evidence-truncated).
+                state.unexamined[record.call_id] = cut
         self._commit(state, record)
         self._commit_older(state, record.index)
-        self._alert_on_truncation(state)
-
-    @staticmethod
-    def _alert_on_truncation(state: SessionState) -> None:
-        if not state.truncation_alerted and state.index.truncated:
-            state.truncation_alerted = True
-            state.raise_alert(
-                AlertKind.EVIDENCE_TRUNCATED,
-                None,
-                "the session's evidence index reached its memory bound; the oldest content was dropped, so "
-                "private content seen early may no longer be recognised",
-            )
-
-
-_ARMED_LEGS = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
-_MAX_NOTHING_NEW_CHARS = 32
-
-
-def _backed_legs(classification: Classification) -> frozenset[Leg]:
-    """Legs that more than the cautious default gave (a rule, a hint, an annotation, a heuristic)."""
-    return frozenset(leg for leg, prov in classification.provenance.items() if prov.source is not LegSource.DEFAULT)
-
-
-def _carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destination], verbatim: set[str]) -> bool:
-    """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
-    destination argument, copied verbatim (its path is in ``verbatim``), and every other string argument is
-    too short to carry data."""
-    keyed = [d for d in destinations if d.keyed]
-    if not keyed or any(d.kind is not DestinationKind.DOMAIN or d.path not in verbatim for d in keyed):
-        return False
-    paths = {d.path for d in keyed}
-    return all(
-        path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS or text.replace(".", "").isdigit()
-        for path, _, text in iter_argument_texts(arguments)
-    )
-
-
-def _verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:
-    return {path for path, _, text in iter_argument_texts(arguments) if path in paths and index.is_seen_verbatim(text)}
-
-
-def _uploaded_files(arguments: Mapping[str, Any], private_call: str) -> list[FragmentMatch]:
-    """Local files a shell command sends to a host (``curl -d @.env``): their content leaves, a private-data
-    leg of the session's own files."""
-    return [
-        FragmentMatch(private_call, _describe_upload(upload), Transform.FILE)
-        for _, effects in extract_shell_effects(arguments)
-        for upload in effects.uploads
-    ]
-
-
-def _describe_upload(upload: str) -> str:
-    # Besides file paths, the parser names what it cannot see as data: standard input, a variable, or what
-    # printenv, history or a credentials helper print.
-    if upload == "-":
-        return "standard input of unknown origin"
-    if upload.startswith("$"):
-        return f"the value of {upload}"
-    if upload.startswith("<") and upload.endswith(">"):
-        return f"the {upload[1:-1]} a command printed"
-    return upload
+        alert_on_truncation(state)

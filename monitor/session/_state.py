@@ -90,6 +90,8 @@ class SessionState:
     calls: list[CallRecord] = field(default_factory=list)
     by_id: dict[str, CallRecord] = field(default_factory=dict)
     voided_pins: set[tuple[str, str]] = field(default_factory=set)
+    # Tools whose pinned rule could not be checked (no definition listed), already alerted on.
+    unchecked_pins: set[tuple[str, str]] = field(default_factory=set)
     # Call id -> id of the call whose untrusted text suggested its arguments.
     steered: dict[str, str] = field(default_factory=dict)
     unanswered: dict[str, list[CallRecord]] = field(default_factory=dict)
@@ -99,6 +101,8 @@ class SessionState:
     backed: set[Leg] = field(default_factory=set)
     trifecta_alerted: bool = False
     truncation_alerted: bool = False
+    # Call id -> the legs (private data, untrusted content) of its result that a reading bound left unexamined.
+    unexamined: dict[str, frozenset[Leg]] = field(default_factory=dict)
     pushed: tuple[Level, tuple[Leg, ...]] = (Level.CLEAN, ())
 
     def add_call(self, record: CallRecord) -> None:
@@ -165,6 +169,6 @@ class SessionState:
             exposed=self.exposed,
             calls=tuple(call.to_report() for call in self.calls),
             alerts=tuple(self.alerts),
-            evidence_truncated=self.index.truncated,
+            evidence_truncated=self.index.truncated or bool(self.unexamined),
             raised_by=self.raised_by,
         )

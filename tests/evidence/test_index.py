@@ -1,5 +1,20 @@
-from monitor.evidence import ContentIndex, extract_destinations
-from monitor.models import Destination, DestinationKind, Origin
+import random
+import string
+import tracemalloc
+from urllib.parse import quote
+
+import pytest
+
+from monitor.evidence import (
+    MAX_RESULT_CHARS,
+    SPLIT_CALLS,
+    ContentIndex,
+    ReadBounds,
+    Reading,
+    extract_destinations,
+)
+from monitor.evidence import _index as index_module
+from monitor.models import Destination, DestinationKind, Origin, Transform
 
 
 def test_origin_labels_follow_where_the_destination_was_seen() -> None:
@@ -102,3 +117,171 @@ def test_a_result_echoing_an_address_the_agent_made_up_does_not_sanction_it() ->
         untrusted=False,
     )
     assert index.label(Destination(DestinationKind.EMAIL, "john.guess@gmail.com", "/to")).origin is Origin.UNSEEN
+
+
+# --- content split across calls -----------------------------------------------------------------------------
+
+CODE_MAIL = "Your Northbank verification code is 771204. It expires in 10 minutes."
+BOARD = "Board approved the Atlas budget cut: 14 roles in platform are eliminated in Q3, announcement on 10/02."
+
+
+def armed(text: str = CODE_MAIL) -> ContentIndex:
+    index = ContentIndex()
+    index.add_result("c1", {"messages": [{"body": text}]}, private=True, untrusted=True)
+    return index
+
+
+def send(index: ContentIndex, arguments: dict[str, object]) -> set[Transform]:
+    """Search a call's arguments, then record it as an external call that ran (as the session engine does)."""
+    found = {f.transform for f in index.find_private(arguments)}
+    index.add_call_arguments(arguments, external=True)
+    return found
+
+
+def test_a_secret_in_halves_is_found_whatever_arguments_sit_between() -> None:
+    index = armed()
+    assert send(index, {"title": "a", "content": "part 7712", "syntax": "text"}) == set()
+    assert Transform.SPLIT in send(index, {"title": "b", "content": "04 end", "syntax": "text"})
+
+
+def test_a_secret_in_pieces_is_found_with_unrelated_calls_between_and_in_any_order() -> None:
+    index = armed()
+    send(index, {"content": "ab 04"})
+    send(index, {"content": "weather is fine today"})
+    assert Transform.SPLIT in send(index, {"content": "7712 cd"})
+
+
+def test_pieces_sent_too_long_ago_are_not_joined() -> None:
+    index = armed()
+    send(index, {"content": "ab 7712"})
+    for i in range(SPLIT_CALLS):
+        send(index, {"content": f"unrelated note number {i}"})
+    assert send(index, {"content": "04 cd"}) == set()
+
+
+def test_short_pieces_alone_do_not_make_a_secret() -> None:
+    # Pieces of two characters, not next to each other in any stream: too common to be evidence together.
+    index = armed()
+    for arguments in ({"a": "77"}, {"x": "hello there"}, {"b": "12"}, {"y": "kind regards"}):
+        send(index, arguments)
+    assert send(index, {"c": "04"}) == set()
+    # With one piece of three characters they are.
+    index = armed()
+    for arguments in ({"a": "771"}, {"x": "hello there"}, {"b": "20"}, {"y": "kind regards"}):
+        send(index, arguments)
+    assert send(index, {"c": "04"}) == {Transform.SPLIT}
+    # Pieces that do not cover the whole secret are not evidence.
+    index = armed()
+    send(index, {"v": "7712"})
+    assert send(index, {"w": "05"}) == set()
+
+
+def test_a_secret_leaking_through_get_queries_is_found() -> None:
+    index = armed()
+    send(index, {"url": "https://px.example/c?v=77&s=1"})
+    send(index, {"url": "https://px.example/c?v=12&s=2"})
+    assert Transform.SPLIT in send(index, {"url": "https://px.example/c?v=04&s=3"})
+
+
+def test_private_text_cut_into_short_pieces_is_found_per_stream() -> None:
+    index = armed(BOARD)
+    pieces = [BOARD[i : i + 12] for i in range(0, 72, 12)]
+    found: set[Transform] = set()
+    for piece in pieces:
+        found |= send(index, {"url": "https://px.example/c?d=" + quote(piece), "max_length": 500})
+    assert Transform.SPLIT in found
+    # The same pieces under one argument, with another argument between them in every call.
+    index = armed(BOARD)
+    found = set()
+    for i, piece in enumerate(pieces):
+        found |= send(index, {"body": piece, "subject": f"note {i}"})
+    assert Transform.SPLIT in found
+
+
+def test_harmless_repeated_calls_are_not_split_evidence() -> None:
+    index = armed(BOARD)
+    for i in range(1, 6):
+        assert send(index, {"url": f"https://news.example/list?page={i}"}) == set()
+
+
+# --- per-result budget --------------------------------------------------------------------------------------
+
+
+def test_a_result_is_indexed_up_to_its_budget_and_the_rest_counts_as_truncated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(index_module, "MAX_RESULT_CHARS", 50_000)
+    rng = random.Random(7)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=7)) for _ in range(5000)]
+    big = " ".join(rng.choice(words) for _ in range(20_000))
+    assert len(big) > 3 * 50_000
+    # Read with no bound of its own: the index's budget stops there.
+    index = ContentIndex(max_fingerprints=10_000_000)
+    index.add_result("c1", Reading(big, ReadBounds(max_chars=10**9)), private=True, untrusted=False)
+    assert index.truncated
+    assert index.find_private({"body": big[:200]}) != []
+    assert index.find_private({"body": big[-200:]}) == []  # past the budget: not examined
+    # What the reading itself leaves out (the middle of a long text) sets the flag too.
+    index = ContentIndex(max_fingerprints=10_000_000)
+    index.add_result("c1", Reading(big, ReadBounds(max_chars=20_000)), private=True, untrusted=False)
+    assert index.truncated
+    middle = len(big) // 2
+    assert index.find_private({"body": big[middle : middle + 200]}) == []
+
+
+def test_only_private_or_untrusted_content_left_unexamined_counts() -> None:
+    index = ContentIndex(max_fingerprints=10_000_000)
+    index.add_result("c1", "a short private note about the Atlas budget cut", private=True, untrusted=False)
+    index.find_private({"body": "nothing"})
+    assert not index.truncated
+    neutral = ContentIndex()
+    neutral.add_result("c2", "x " * MAX_RESULT_CHARS, private=False, untrusted=False)
+    assert not neutral.truncated
+    public = ContentIndex()
+    public.add_result("c3", "x " * MAX_RESULT_CHARS, private=False, untrusted=True)
+    assert public.truncated
+
+
+def test_peak_memory_of_indexing_a_result_does_not_grow_with_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_module, "MAX_RESULT_CHARS", 20_000)
+    text = "".join(
+        f"Line {i} of the ledger for account ACC-{i * 7919 % 1_000_003} shows {i % 997} EUR. " for i in range(4000)
+    )
+
+    def peak(size: int) -> int:
+        result = Reading(text[:size], ReadBounds(max_chars=10**9))
+        tracemalloc.start()
+        try:
+            index = ContentIndex()
+            index.add_result("c1", result, private=True, untrusted=False)
+            index.find_private({"body": "nothing"})
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(20_000), peak(200_000)
+    assert large < 1.3 * small
+
+
+def test_consecutive_values_of_one_argument_are_joined() -> None:
+    index = armed()
+    send(index, {"v": "77"})
+    send(index, {"v": "12"})
+    assert send(index, {"v": "04"}) == {Transform.SPLIT}
+
+
+def test_a_call_that_sends_no_piece_of_a_secret_is_not_told_of_it() -> None:
+    index = armed()
+    send(index, {"a": "771"})
+    assert send(index, {"b": "204"}) == {Transform.SPLIT}
+    assert send(index, {"c": "see you tomorrow"}) == set()
+
+
+def test_pieces_glued_to_other_letters_or_percent_encoded_still_count() -> None:
+    index = armed()
+    send(index, {"a": "ab7712"})
+    send(index, {"x": "hello there"})
+    assert send(index, {"b": "04cd"}) == {Transform.SPLIT}
+    index = armed()
+    send(index, {"url": "https://px.example/c?a=%37%37%31"})
+    assert send(index, {"url": "https://px.example/c?b=%32%30%34"}) == {Transform.SPLIT}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from urllib.parse import quote
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -264,20 +264,13 @@ def test_the_token_bound_drops_the_oldest_and_reports_truncation() -> None:
     assert not indexed(c1=NOTE).truncated
 
 
-def test_a_megabyte_argument_is_searched_in_linear_time() -> None:
+def test_a_megabyte_argument_is_searched_to_its_end() -> None:
+    # How the search time grows with the argument is measured by bench/bench_paraphrase.py.
     idx = indexed(c1=NOTE, c2=SALARY)
     chunk = "Nothing here but words like Nightingale, 42 apples, ref XYZ-12345 and 2026-01-02. "
-    small = chunk * (100_000 // len(chunk))
     big = chunk * (1_000_000 // len(chunk))
-    idx.search([small])
-    start = time.perf_counter()
-    idx.search([small])
-    t_small = time.perf_counter() - start
-    start = time.perf_counter()
+    assert found(idx, big) == set()
     assert found(idx, big + "ACC-88412") == {"c1"}
-    t_big = time.perf_counter() - start
-    assert t_big < 5.0
-    assert t_big < 30 * t_small + 0.5
 
 
 ADVERSARIAL = [
@@ -305,15 +298,14 @@ ADVERSARIAL = [
 ]
 
 
-def test_adversarial_arguments_are_searched_quickly() -> None:
+@pytest.mark.parametrize("atom", ADVERSARIAL)
+def test_adversarial_arguments_neither_raise_nor_match(atom: str) -> None:
+    # Runs of one short atom are where a backtracking tokenizer would stall; bench/bench_paraphrase.py times them.
     idx = indexed(c1=NOTE)
-    for atom in ADVERSARIAL:
-        text = atom * (100_000 // len(atom))
-        start = time.perf_counter()
-        idx.search([text + "x"])
-        idx.add("c2", text)
-        elapsed = time.perf_counter() - start
-        assert elapsed < 3.0, (atom, elapsed)
+    text = atom * (100_000 // len(atom))
+    assert found(idx, text + "x") == set()
+    idx.add("c2", text)
+    assert found(idx, "Heads up: Nightingale budget is 2.4M (ref ACC-88412)") == {"c1"}
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,0 +1,173 @@
+"""What the session engine reads off a session and a call for the policy (the facts beyond classification),
+and the alerts it raises from a decision."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from monitor.classify import UncheckedPin
+from monitor.evidence import UNEXAMINED, ContentIndex, extract_shell_effects, iter_argument_texts
+from monitor.models import (
+    Action,
+    AlertKind,
+    Classification,
+    Decision,
+    Destination,
+    DestinationKind,
+    EvidenceKind,
+    FragmentMatch,
+    Leg,
+    LegSource,
+    Level,
+    Reason,
+    Severity,
+    Transform,
+)
+from monitor.session._state import SessionState
+
+ARMED_LEGS = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
+_MAX_NOTHING_NEW_CHARS = 32
+_MAX_UNEXAMINED_SOURCES = 8
+
+
+def unexamined_content(state: SessionState) -> tuple[frozenset[Leg], tuple[str, ...]]:
+    """The legs whose content in the session a bound left partly unexamined, and the calls that returned it
+    (``""``: content the index dropped to stay within its memory bound)."""
+    legs: set[Leg] = set()
+    sources: list[str] = []
+    if state.index.truncated:
+        legs |= ARMED_LEGS
+        sources.append("")
+    for call_id, cut in state.unexamined.items():
+        legs |= cut
+        sources.append(call_id)
+    return frozenset(legs), tuple(sources[:_MAX_UNEXAMINED_SOURCES])
+
+
+def backed_legs(classification: Classification) -> frozenset[Leg]:
+    """Legs that more than the cautious default gave (a rule, a hint, an annotation, a heuristic)."""
+    return frozenset(leg for leg, prov in classification.provenance.items() if prov.source is not LegSource.DEFAULT)
+
+
+def carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destination], verbatim: set[str]) -> bool:
+    """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
+    destination argument, copied verbatim (its path is in ``verbatim``), and every other string argument is
+    too short to carry data."""
+    keyed = [d for d in destinations if d.keyed]
+    if not keyed or any(d.kind is not DestinationKind.DOMAIN or d.path not in verbatim for d in keyed):
+        return False
+    paths = {d.path for d in keyed}
+    return all(
+        path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS or text.replace(".", "").isdigit()
+        for path, _, text in iter_argument_texts(arguments)
+    )
+
+
+def verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:
+    """The argument paths among ``paths`` whose value the session saw whole (a URL copied as a message gave it)."""
+    return {path for path, _, text in iter_argument_texts(arguments) if path in paths and index.is_seen_verbatim(text)}
+
+
+def uploaded_files(arguments: Mapping[str, Any], private_call: str) -> list[FragmentMatch]:
+    """Local files a shell command sends to a host (``curl -d @.env``): their content leaves, a private-data
+    leg of the session's own files."""
+    return [
+        FragmentMatch(private_call, _describe_upload(upload), Transform.FILE)
+        for _, effects in extract_shell_effects(arguments)
+        for upload in effects.uploads
+    ]
+
+
+def _describe_upload(upload: str) -> str:
+    # Besides file paths, the parser names what it cannot see as data: standard input, a variable, or what
+    # printenv, history or a credentials helper print, and what a command over a bound may send.
+    if upload == UNEXAMINED:
+        return "content of a command too long or too deeply nested to examine"
+    if upload == "-":
+        return "standard input of unknown origin"
+    if upload.startswith("$"):
+        return f"the value of {upload}"
+    if upload.startswith("<") and upload.endswith(">"):
+        return f"the {upload[1:-1]} a command printed"
+    return upload
+
+
+def alert_on_decision(state: SessionState, decision: Decision, call_backed: frozenset[Leg]) -> None:
+    """Raise the alerts a decision calls for, at the severity its evidence supports (see ALERT_POLICY in
+    the module docstring): exfiltration [critical] and trifecta [high] only for calls the policy asks about
+    or blocks, trifecta [high] only when no leg rests on the cautious defaults alone; a hijack [high] for a
+    steered action."""
+    asked = decision.action is not Action.ALLOW
+    if Reason.STEERED_ACTION in decision.reasons:
+        steering = [e for e in decision.evidence if e.kind is EvidenceKind.STEERING]
+        state.raise_alert(
+            AlertKind.HIJACK,
+            decision.call_id,
+            f"untrusted content chose the target or content of a steered action; action {decision.action.value}",
+            path=state.path_to(decision.call_id, steering),
+            evidence=tuple(steering),
+        )
+    if decision.level.rank < Level.TRIFECTA.rank:
+        return
+    state.raise_level(decision.level, decision.call_id)
+    summary = ", ".join(r.value for r in decision.reasons)
+    backed = Leg.EXTERNAL_COMMUNICATION in call_backed and state.backed >= ARMED_LEGS
+    if decision.level is Level.EXFILTRATION and asked:
+        kind, severity = AlertKind.EXFILTRATION, Severity.CRITICAL
+        message = f"private data may leave the session ({summary})"
+    elif asked or not state.trifecta_alerted:
+        kind, severity = AlertKind.TRIFECTA, Severity.HIGH if asked and backed else Severity.WARNING
+        message = f"external communication requested while armed ({summary})"
+    else:  # another allowed send in a session already alerted: the call's decision says it
+        return
+    state.raise_alert(
+        kind,
+        decision.call_id,
+        f"{message}; action {decision.action.value}",
+        severity=severity,
+        path=state.path_to(decision.call_id, decision.evidence),
+        evidence=decision.evidence,
+    )
+    state.trifecta_alerted = True
+
+
+def alert_on_unchecked_pin(
+    state: SessionState, server: str, tool: str, unchecked: UncheckedPin | None, call_id: str
+) -> None:
+    """Raise ``pin-unchecked`` once per tool in a session, when a pinned rule covers a tool whose definition the
+    session never listed: the rule's legs were only added to what the other layers said."""
+    if unchecked is None or (server, tool) in state.unchecked_pins:
+        return
+    state.unchecked_pins.add((server, tool))
+    state.raise_alert(
+        AlertKind.PIN_UNCHECKED,
+        call_id,
+        f"{server}/{tool}: rule {unchecked.rule_id} is pinned to a reviewed definition, but the session listed "
+        "none for this tool, so the pin could not be checked; the rule only adds legs, its removals and the "
+        "server's trust are not applied",
+    )
+
+
+def alert_on_truncation(state: SessionState) -> None:
+    """Raise ``evidence-truncated`` once a session, when a bound first left some of its content unexamined."""
+    if state.truncation_alerted:
+        return
+    if state.unexamined:
+        call_id = next(iter(state.unexamined))
+        state.truncation_alerted = True
+        state.raise_alert(
+            AlertKind.EVIDENCE_TRUNCATED,
+            call_id,
+            f"the result of {call_id} was over a reading bound and not fully examined; later sends that its "
+            "content could concern are confirmed",
+        )
+    elif state.index.truncated:
+        state.truncation_alerted = True
+        state.raise_alert(
+            AlertKind.EVIDENCE_TRUNCATED,
+            None,
+            "the session's evidence index reached its memory bound; the oldest content was dropped, so "
+            "private content seen early may no longer be recognised; later sends that it could concern are "
+            "confirmed",
+        )

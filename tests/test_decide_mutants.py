@@ -1,0 +1,165 @@
+"""The decision policy's rules that mutation testing of ``monitor/decide.py`` found unpinned (docs/testing.md).
+
+Each test names the rule it pins: what a host or a security reviewer reads in a decision (its action, level,
+reasons, evidence and rule ids) for facts that reach that rule and no other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.clients import Client
+from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
+from monitor.models import (
+    Action,
+    Destination,
+    DestinationKind,
+    Effect,
+    EvidenceKind,
+    FragmentMatch,
+    LabelledDestination,
+    Leg,
+    Level,
+    Origin,
+    Reason,
+    Transform,
+)
+
+P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
+SECRET = "Your security code is 463820"
+
+
+def armed_send(**fields: Any) -> CallFacts:
+    """An external call made while private data and untrusted content are in the context."""
+    base: dict[str, Any] = {
+        "call_id": "c9",
+        "level_before": Level.ARMED,
+        "legs_before": frozenset({P, U}),
+        "legs_call": frozenset({X}),
+        "rule_ids": (),
+        "arguments_available": True,
+        "destinations": (),
+        "fragments": (),
+    }
+    base.update(fields)
+    return CallFacts(**base)
+
+
+def to(origin: Origin, value: str = "bob@corp.example") -> LabelledDestination:
+    """A recipient under ``/to`` of the given origin."""
+    return LabelledDestination(Destination(DestinationKind.EMAIL, value, "/to"), origin, "c1")
+
+
+def fragment(source: str = "c2", text: str = SECRET, transform: Transform = Transform.VERBATIM) -> FragmentMatch:
+    """Private content of call ``source`` found in the arguments."""
+    return FragmentMatch(source, text, transform)
+
+
+# -- the fail-safe answer ------------------------------------------------------------------------------------------
+
+
+def test_a_monitor_failure_answers_confirm_for_the_hosts_call_id() -> None:
+    decision = decide_on_monitor_error("toolu_01")
+    assert (decision.call_id, decision.action, decision.reasons) == (
+        "toolu_01",
+        Action.CONFIRM,
+        (Reason.MONITOR_ERROR,),
+    )
+
+
+def test_a_monitor_failure_on_a_call_without_id_names_it_unknown() -> None:
+    assert decide_on_monitor_error(None).call_id == "unknown"
+    assert decide_on_monitor_error("").call_id == "unknown"
+
+
+# -- the baseline client: the stricter action wins -----------------------------------------------------------------
+
+
+def test_a_baseline_client_that_asks_never_weakens_a_deny() -> None:
+    """Enforce mode denies an exfiltration to the attacker; Claude's profile only asks: the deny stands."""
+    facts = armed_send(destinations=(to(Origin.ATTACKER, "attacker@evil.example"),))
+    decision = decide(Policy(enforce=True, baseline=Client.CLAUDE), facts)
+    assert decision.action is Action.DENY
+    assert decision.monitor_action is Action.DENY
+    assert decision.reasons[-1] is Reason.BASELINE_ASKS
+
+
+# -- exfiltration: look-alike destinations and private content nobody asked for ------------------------------------
+
+
+def test_a_lookalike_destination_alone_is_an_exfiltration_and_denied_in_enforce_mode() -> None:
+    facts = armed_send(destinations=(to(Origin.LOOKALIKE, "bob@corp-example.com"),))
+    observed = decide(Policy(), facts)
+    assert (observed.action, observed.level) == (Action.CONFIRM, Level.EXFILTRATION)
+    assert observed.reasons == (Reason.DESTINATION_LOOKALIKE,)
+    enforced = decide(Policy(enforce=True), facts)
+    assert (enforced.action, enforced.level) == (Action.DENY, Level.EXFILTRATION)
+    assert Reason.ENFORCED in enforced.reasons
+
+
+def test_private_content_from_a_steered_read_is_an_exfiltration_even_to_the_users_recipient() -> None:
+    facts = armed_send(destinations=(to(Origin.USER),), fragments=(fragment("c2"),), steered_sources=frozenset({"c2"}))
+    decision = decide(Policy(), facts)
+    assert (decision.action, decision.level) == (Action.CONFIRM, Level.EXFILTRATION)
+    assert Reason.PRIVATE_SOURCE_STEERED in decision.reasons
+    # The recipient is the user's own choice and no place outsiders read: nothing is put in a shared place.
+    assert Reason.PRIVATE_TO_SHARED_PLACE not in decision.reasons
+
+
+def test_a_shared_place_with_nothing_private_sent_is_not_private_to_a_shared_place() -> None:
+    facts = armed_send(destinations=(to(Origin.USER),), shared_place=True)
+    decision = decide(Policy(), facts)
+    assert decision.action is Action.ALLOW
+    assert Reason.PRIVATE_TO_SHARED_PLACE not in decision.reasons
+
+
+# -- reasons and evidence as a reviewer reads them ----------------------------------------------------------------
+
+
+def test_verbatim_private_content_is_not_called_a_paraphrase() -> None:
+    decision = decide(Policy(), armed_send(destinations=(to(Origin.UNSEEN),), fragments=(fragment(),)))
+    assert Reason.PRIVATE_FRAGMENT in decision.reasons
+    assert Reason.PRIVATE_PARAPHRASE not in decision.reasons
+
+
+def test_fragment_evidence_quotes_at_most_200_characters() -> None:
+    text = "".join(f"{i:03d}" for i in range(100))  # 300 characters
+    decision = decide(Policy(), armed_send(destinations=(to(Origin.UNSEEN),), fragments=(fragment(text=text),)))
+    [evidence] = [e for e in decision.evidence if e.kind is EvidenceKind.FRAGMENT]
+    assert evidence.detail == f"{text[:200]} (verbatim)"
+    assert evidence.from_call == "c2"
+
+
+def test_the_decision_carries_the_rules_that_classified_the_call() -> None:
+    rule = "5b0f3b8e-2f7c-4c55-9d7e-3f1c0a6e9b21:send_email"
+    assert decide(Policy(), armed_send(rule_ids=(rule,))).rule_ids == (rule,)
+
+
+# -- steered actions -----------------------------------------------------------------------------------------------
+
+
+def steered(**fields: Any) -> CallFacts:
+    """A destructive and privileged call whose target untrusted content (call c3) chose."""
+    target = "/home/user/" + "a" * 250
+    base: dict[str, Any] = {
+        "legs_call": frozenset({U}),
+        "effects": frozenset({Effect.PRIVILEGED, Effect.DESTRUCTIVE}),
+        "steered_by": (target, "c3"),
+    }
+    return armed_send(**{**base, **fields})
+
+
+def test_a_steered_action_names_the_value_and_the_call_that_chose_it() -> None:
+    decision = decide(Policy(), steered())
+    assert decision.action is Action.CONFIRM
+    assert decision.reasons[-1] is Reason.STEERED_ACTION
+    [evidence] = [e for e in decision.evidence if e.kind is EvidenceKind.STEERING]
+    assert evidence.from_call == "c3"
+    assert evidence.detail == f"{('/home/user/' + 'a' * 250)[:200]} (destructive, privileged)"
+
+
+def test_a_steered_action_never_weakens_a_deny() -> None:
+    facts = steered(legs_call=frozenset({X}), destinations=(to(Origin.ATTACKER, "attacker@evil.example"),))
+    decision = decide(Policy(enforce=True), facts)
+    assert decision.action is Action.DENY
+    assert Reason.STEERED_ACTION in decision.reasons and Reason.ENFORCED in decision.reasons
