@@ -1,6 +1,7 @@
 """``trifecta rules …`` and ``analyze --rules``."""
 
 import json
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -157,6 +158,20 @@ def test_rules_test_and_check_on_the_builtin_folder_load_it_once() -> None:
     checked = run("rules", "check", rules_dir)
     assert checked.exit_code == 0, checked.output
     assert checked.output.splitlines()[-1] == run("rules", "check").output.splitlines()[-1]
+
+
+def test_a_copy_of_the_builtin_packs_is_tested_from_where_it_was_named(tmp_path: Path) -> None:
+    # An installed package and its source folder hold the same packs at two paths.
+    copy = tmp_path / "rules"
+    shutil.copytree(PROJECT / "rules", copy)
+    tested = run("rules", "test", copy)
+    assert tested.exit_code == 0, tested.output
+    assert tested.output.splitlines()[-1] == run("rules", "test", PROJECT / "rules").output.splitlines()[-1]
+    assert not tested.output.splitlines()[-1].startswith("0 passed")
+    (copy / "agentdojo" / "banking.yaml").write_text(
+        (copy / "agentdojo" / "banking.yaml").read_text(encoding="utf-8") + "\n", encoding="utf-8"
+    )
+    assert "duplicate rule id" in run("rules", "check", copy).output
 
 
 SILENCER = RULE.replace("server: mail\n", 'server: "*"\ntrust: trusted\n').replace(

@@ -39,15 +39,18 @@ def load_rules(dirs: Iterable[str | Path] = (), *, builtin: bool = True) -> Rule
     problems: list[str] = []
     loaded: list[LoadedRule] = []
     seen: set[Path] = set()
-    for root in roots:
+    listed = [_list_rule_files(root) for root in roots]
+    # A byte-identical copy of a built-in pack named by the caller (the source folder beside an installed
+    # package) is loaded from where the caller named it, and the built-in copy is left out.
+    named = {_digest_file(path) for files in listed[1 if builtin else 0 :] for path in files} - {None}
+    for index, (root, files) in enumerate(zip(roots, listed, strict=True)):
         if not root.exists():
             problems.append(f"{root}: no such rules folder")
             continue
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in RULE_SUFFIXES)
         for path in files:
             # A folder named twice (the built-in packs named again, a file inside a folder given too) loads once.
             resolved = path.resolve()
-            if resolved in seen:
+            if resolved in seen or (builtin and index == 0 and _digest_file(path) in named):
                 continue
             seen.add(resolved)
             rule = _load_file(path, problems)
@@ -57,6 +60,19 @@ def load_rules(dirs: Iterable[str | Path] = (), *, builtin: bool = True) -> Rule
     if problems:
         raise RuleLoadError(problems)
     return RuleSet(loaded, hash_rules(loaded))
+
+
+def _list_rule_files(root: Path) -> list[Path]:
+    if not root.exists():
+        return []
+    return [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in RULE_SUFFIXES)
+
+
+def _digest_file(path: Path) -> bytes | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None  # reported by the loader when it reads the file
 
 
 @functools.cache
