@@ -200,16 +200,16 @@ class FragmentIndex:
                 views.append((transform, squash(decoded)))
         parts = [squash(t) for t in texts]
         joined = "".join(parts)
-        if len(parts) > 1:
-            # A call's arguments together are one message: private text copied field by field (street, city,
-            # postcode) is copied as much as in one field.
-            cuts = list(itertools.accumulate(len(p) for p in parts[:-1]))
-            matches.extend(self._search_norm(joined, None, Transform.VERBATIM, crossing=cuts))
-        pairs = [(previous, joined)] if previous else []
-        pairs.extend(streams)
-        pairs = [(tail, current) for tail, current in pairs if tail and current]
+        if previous and joined:
+            # Everything sent so far, joined: a span that joins what earlier calls sent with this call, or two
+            # of this call's arguments.
+            cuts = [len(previous) + n for n in itertools.accumulate(len(p) for p in parts[:-1])]
+            matches.extend(self._search_norm(previous + joined, None, Transform.SPLIT, crossing=(len(previous), *cuts)))
+        pairs = [(tail, current) for tail, current in streams if tail and current]
         for tail, current in pairs:
             matches.extend(self._search_norm(tail + current, None, Transform.SPLIT, crossing=(len(tail),)))
+        if previous and joined:
+            pairs.append((previous, joined))
         if self._secrets:
             matches.extend(self._search_secrets(texts, [(Transform.SECRET, joined), *views], pairs, pieces, matches))
         return _dedupe(matches)
@@ -315,12 +315,17 @@ def _crosses(secret: str, tail: str, current: str) -> bool:
 
 
 def _whole_words(text: str, start: int, end: int) -> str:
-    """The matched text widened to whole words (fingerprints mark where a match is, not its exact ends)."""
-    while start > 0 and not text[start - 1].isspace():
+    """The matched text widened to whole words (fingerprints mark where a match is, not its exact ends), by at
+    most :data:`_MAX_WIDEN` characters each side: text without spaces is not one word to copy per match."""
+    low, high = max(0, start - _MAX_WIDEN), min(len(text), end + _MAX_WIDEN)
+    while start > low and not text[start - 1].isspace():
         start -= 1
-    while end < len(text) and not text[end].isspace():
+    while end < high and not text[end].isspace():
         end += 1
     return text[start:end]
+
+
+_MAX_WIDEN = 64
 
 
 def _dedupe(matches: list[FragmentMatch]) -> list[FragmentMatch]:

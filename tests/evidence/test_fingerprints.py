@@ -337,13 +337,25 @@ def test_verbatim_content_is_not_also_reported_as_split() -> None:
     }
 
 
-def test_private_text_copied_field_by_field_into_one_call_is_found() -> None:
+def test_a_span_joining_two_arguments_counts_in_the_stream_of_what_was_sent() -> None:
     idx = FragmentIndex()
     idx.add("c1", "New address: Dalton Street 123, New York, NY 10001. Please update my profile.")
-    assert transforms(idx, "Dalton Street 123", "New York", "NY 10001") == {("c1", Transform.VERBATIM)}
-    assert transforms(idx, "Dalton Street 123", "Boston", "MA 02110") == set()
+    previous = normalize("hello")[0]
+    fields = ("Dalton Street 123", "New York", "NY 10001")
+    assert transforms(idx, *fields, previous=previous) == {("c1", Transform.SPLIT)}
+    assert transforms(idx, "Dalton Street 123", "Boston", "MA 02110", previous=previous) == set()
 
 
 def test_what_an_earlier_call_sent_is_not_told_again() -> None:
     previous = normalize("the merger with Acme closes on Friday")[0]
     assert transforms(index(), "lunch at noon?", previous=previous) == set()
+
+
+def test_a_match_inside_text_without_spaces_is_reported_by_a_bounded_snippet() -> None:
+    # Widening every match to its whole "word" made a spaceless 400 kB argument cost matches x its length.
+    from monitor.evidence._fingerprints import _MAX_WIDEN, _whole_words
+
+    text = "x" * 100_000 + "secret" + "y" * 100_000
+    snippet = _whole_words(text, 100_000, 100_006)
+    assert "secret" in snippet and len(snippet) == 6 + 2 * _MAX_WIDEN
+    assert _whole_words("the quarterly figures", 4, 9) == "quarterly"
