@@ -7,9 +7,12 @@ Prints, for each figure, the number the bound promises next to what was measured
   the walk visited;
 - a session blocked inside its work (a hook that waits) against ``before_call`` on another session: how long
   the other session waited (the target is no wait at all: per-session locks);
-- a huge tool message (200 MB by default) of an AgentDojo run, as prose and as a YAML listing: the peak
-  resident memory of ``trifecta analyze`` on it (the target is under 600 MB), next to the peak of only reading
-  the file (the reader's share), and the engine's own peak (tracemalloc) and time on the same string.
+- a huge tool message (200 MB by default) of an AgentDojo run, as prose, as prose full of JSON escapes
+  (quotes, new lines, backslashes) and as a YAML listing, then one huge tool result in every other line format
+  (native JSONL, an MCP log, a Claude Code transcript, OTLP JSON, each a bundled sample with one result made
+  huge): the peak resident memory of ``trifecta analyze`` on it (the target is under 600 MB), next to the peak
+  of only reading the file (the reader's share), and the engine's own peak (tracemalloc) and time on the same
+  string.
 
 Usage::
 
@@ -111,6 +114,8 @@ def write_run(path: Path, size: int, kind: str) -> None:
     """An AgentDojo run whose one tool message is ``size`` characters of prose or of a YAML listing."""
     if kind == "prose":
         line = "The quarterly numbers look fine and the team met its goals for the period. "
+    elif kind == "quoted":  # JSON escapes all along the string: quotes, new lines, tabs, backslashes
+        line = 'The "quarterly" numbers look fine,\n\tthe team met its goals (C:\\reports). '
     else:
         line = "- id_: '{i}'\n  sender: ana@corp.example\n  subject: minutes\n  body: the minutes of the weekly call\n"
     parts: list[str] = []
@@ -143,6 +148,64 @@ def write_run(path: Path, size: int, kind: str) -> None:
     path.write_bytes(orjson.dumps(run))
 
 
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+# Per format: the bundled sample, a test picking the line with a tool result, and the path to its text.
+LINE_FORMATS: dict[str, tuple[str, str, tuple[str | int, ...]]] = {
+    "mcp": ("mcp/github-benign.jsonl", '"content": [{"text"', ("message", "result", "content", 0, "text")),
+    "claude-code": (
+        "claude-code/github-benign.jsonl",
+        '"type":"tool_result"',
+        ("message", "content", 0, "content", 0, "text"),
+    ),
+}
+
+
+def write_line_format(path: Path, size: int, fmt: str) -> None:
+    """One of the bundled samples in ``fmt`` with the text of its first tool result made ``size`` characters
+    of prose (for ``jsonl``, a session of three events; for ``otlp``, the tool span's result attribute)."""
+    line = "The quarterly numbers look fine and the team met its goals for the period. "
+    text = (line * (size // len(line) + 1))[:size]
+    if fmt == "jsonl":
+        records = [
+            {"kind": "user_message", "session_id": "s", "text": "summarise my notes"},
+            {"kind": "tool_call", "session_id": "s", "call_id": "c1", "server": "drive", "tool": "read_file"},
+            {"kind": "tool_result", "session_id": "s", "call_id": "c1", "result": text},
+        ]
+        path.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
+        return
+    if fmt == "otlp":
+        lines = (SAMPLES / "otel/genai.jsonl").read_text().splitlines()
+        for i, raw in enumerate(lines):
+            if "gen_ai.tool.call.result" in raw:
+                doc = orjson.loads(raw)
+                attributes = [
+                    attribute
+                    for resource in doc["resourceSpans"]
+                    for scope in resource["scopeSpans"]
+                    for span in scope["spans"]
+                    for attribute in span.get("attributes", [])
+                    if attribute["key"] == "gen_ai.tool.call.result"
+                ]
+                block = {"content": [{"type": "text", "text": text}]}
+                attributes[0]["value"] = {"stringValue": orjson.dumps(block).decode()}
+                lines[i] = orjson.dumps(doc).decode()
+                break
+        path.write_text("\n".join(lines) + "\n")
+        return
+    sample, marker, where = LINE_FORMATS[fmt]
+    lines = (SAMPLES / sample).read_text().splitlines()
+    for i, raw in enumerate(lines):
+        if marker in raw:
+            doc = orjson.loads(raw)
+            node = doc
+            for step in where[:-1]:
+                node = node[step]
+            node[where[-1]] = text
+            lines[i] = orjson.dumps(doc).decode()
+            break
+    path.write_text("\n".join(lines) + "\n")
+
+
 # A process started from this one reports at least this one's peak memory (its memory until it runs the
 # command counts as its own), so the command is started from a small process that prints its peak and code.
 STARTER = """
@@ -167,14 +230,25 @@ def bench_large(size_mb: int) -> None:
     size = size_mb * 1_000_000
     print(f"One {size_mb} MB tool message (target: trifecta analyze peaks under 600 MB)")
     with tempfile.TemporaryDirectory() as tmp:
-        for kind in ("prose", "listing"):
+        for kind in ("prose", "quoted", "listing"):
             path = Path(tmp) / f"{kind}.json"
             write_run(path, size, kind)
             read_peak, read_time, _ = peak_of([sys.executable, "-c", READ_ONLY, str(path)])
             cli = [sys.executable, "-m", "monitor", "analyze", "--input-format", "agentdojo", str(path)]
             peak, elapsed, code = peak_of(cli)
             print(
-                f"  {kind:8s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s (exit {code}); "
+                f"  {kind:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s (exit {code}); "
+                f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
+            )
+            path.unlink()
+        for fmt in ("jsonl", "mcp", "claude-code", "otlp"):
+            path = Path(tmp) / f"{fmt}.jsonl"
+            write_line_format(path, size, fmt)
+            read_peak, read_time, _ = peak_of([sys.executable, "-c", READ_ONLY, str(path)])
+            cli = [sys.executable, "-m", "monitor", "analyze", "--input-format", fmt, str(path)]
+            peak, elapsed, code = peak_of(cli)
+            print(
+                f"  {fmt:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s (exit {code}); "
                 f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
             )
             path.unlink()

@@ -19,13 +19,7 @@ BY_ID = {case.id: case for case in CASES}
 
 # Cases the engine does not stop yet, each with why; the mark is strict, so a case that starts to pass fails
 # until it is taken off this list. They are counted as failures by `trifecta eval scenarios tests/evasion`.
-OPEN = {
-    case_id: "a sender's address in an inbound listing still counts as a listing of the user's contacts: "
-    "treating every sender, reply-to and author field of untrusted results as the writer's choice asks about "
-    "27 more benign AgentDojo sessions (1.7 points), so it waits for a rule that tells a reply the user asked "
-    "for from one an injection asked for"
-    for case_id in ("evasion-dest-listed-sender", "evasion-dest-listed-sender-display", "evasion-dest-listed-reply-to")
-}
+OPEN: dict[str, str] = {}
 
 
 def test_every_case_file_loads() -> None:

@@ -15,6 +15,7 @@ from monitor.evidence._destinations import (
     TARGET_KEYS,
     find_addresses,
     is_allowlisted,
+    is_outsider_field,
     iter_argument_texts,
     mentions_destination,
     normalize_text,
@@ -79,6 +80,7 @@ class ContentIndex:
     :data:`MAX_RESULT_CHARS`)."""
     untrusted_places: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     truncated_listing: bool = False
+    outsiders: dict[str, str] = field(default_factory=dict)
     _text_chars: int = 0
     _private: FragmentIndex | None = None
     _salient: SalientIndex | None = None
@@ -207,6 +209,8 @@ class ContentIndex:
             budget -= len(leaf.value)
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
+            elif untrusted and is_outsider_field(leaf.key):
+                self._add_outsider(call_id, leaf)
             else:
                 self._add_listed(call_id, leaf)
                 if private:
@@ -297,6 +301,14 @@ class ContentIndex:
         for _, address in find_addresses(leaf.value):
             self.listed.setdefault(address.lower(), call_id)
 
+    def _add_outsider(self, call_id: str, leaf: TextLeaf) -> None:
+        if len(self.outsiders) >= self.max_values:
+            self.truncated_listing = True
+            return
+        self.outsiders.setdefault(normalize_text(leaf.value), call_id)
+        for _, address in find_addresses(leaf.value):
+            self.outsiders.setdefault(address.lower(), call_id)
+
     def _add_free_text(self, call_id: str, leaf: TextLeaf, untrusted: bool) -> None:
         text = normalize_text(leaf.value)
         self.free_text.append((call_id, text, untrusted))
@@ -375,6 +387,9 @@ class ContentIndex:
             return LabelledDestination(destination, Origin.LISTING, listed_in)
         if attacker_call is not None:
             return LabelledDestination(destination, Origin.ATTACKER, attacker_call)
+        outsider_call = self.outsiders.get(value)
+        if outsider_call is not None:
+            return LabelledDestination(destination, Origin.ATTACKER, outsider_call)
         private_call = next((c for c, text, untrusted in self.free_text if not untrusted and seen_in(text)), None)
         if private_call is not None:
             return LabelledDestination(destination, Origin.PRIVATE_TEXT, private_call)

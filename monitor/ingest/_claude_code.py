@@ -57,6 +57,7 @@ from typing import IO, Any
 import orjson
 from pydantic import ValidationError
 
+from monitor.ingest._files import iter_lines
 from monitor.models import (
     CLAUDE_CODE_SERVER,
     AssistantMessage,
@@ -223,9 +224,7 @@ def _lines(fh: IO[bytes], name: str) -> Iterator[_Line]:
     """Parse each non-blank line; ``order`` is its timestamp (or the last one before it) for merging files."""
     order = ""
     empty = True
-    for lineno, raw in enumerate(fh, start=1):
-        if not raw.strip():
-            continue
+    for lineno, raw in iter_lines(fh):
         empty = False
         source = f"{name}:{lineno}"
         try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Concatenate, ParamSpec
 
 from monitor.models import RecordError, RecordStream
+from monitor.spans import LARGE_RECORD
 
 _P = ParamSpec("_P")
 
@@ -14,6 +15,22 @@ _P = ParamSpec("_P")
 def describe_read_error(exc: OSError) -> str:
     """Return the message of an input that cannot be opened or read: ``cannot read: <reason>``."""
     return f"cannot read: {exc.strerror or exc}"
+
+
+def iter_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | bytearray]]:
+    """Yield ``(line number, line)`` for every line of ``fh`` that is not blank. A line of
+    :data:`~monitor.spans.LARGE_RECORD` bytes or more comes as a ``bytearray`` and no other copy of it is kept:
+    :func:`~monitor.spans.decode_json_record` takes it over, so a huge record is in memory once."""
+    lineno = 0
+    for line in fh:  # not enumerate(): its reused tuple would keep the last line alive
+        lineno += 1  # noqa: SIM113
+        if len(line) < LARGE_RECORD:
+            if line.strip():
+                yield lineno, line
+        elif not line.isspace():
+            buffer = bytearray(line)
+            del line
+            yield lineno, buffer
 
 
 def stream_file(

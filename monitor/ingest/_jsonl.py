@@ -10,7 +10,7 @@ from typing import IO
 import orjson
 from pydantic import ValidationError
 
-from monitor.ingest._files import stream_file
+from monitor.ingest._files import iter_lines, stream_file
 from monitor.models import EVENT_ADAPTER, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult
 from monitor.spans import decode_json_record
 
@@ -33,9 +33,7 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
     open_sessions: OrderedDict[str, _OpenSession] = OrderedDict()
     closed: OrderedDict[str, None] = OrderedDict()
     empty = True
-    for lineno, line in enumerate(fh, start=1):
-        if not line.strip():
-            continue
+    for lineno, line in iter_lines(fh):
         empty = False
         source = f"{name}:{lineno}"
         try:

@@ -54,7 +54,7 @@ from typing import IO, Any
 import orjson
 from pydantic import TypeAdapter, ValidationError
 
-from monitor.ingest._files import stream_file
+from monitor.ingest._files import iter_lines, stream_file
 from monitor.ingest._jsonrpc import (
     DIRECTION_KEYS,
     LOG_SUFFIXES,
@@ -139,10 +139,9 @@ def read_mcp_stream(
     """
     reader = _LogReader(name, session, server, max_open_sessions)
     blank = True
-    for lineno, line in enumerate(fh, start=1):
-        if line.strip():
-            blank = False
-            yield from reader.read_line(lineno, line)
+    for lineno, line in iter_lines(fh):
+        blank = False
+        yield from reader.read_line(lineno, line)
     if blank:
         yield RecordError(source=name, message="empty file: no MCP messages in it")
     yield from reader.finish()
@@ -208,7 +207,7 @@ class _LogReader:
 
     # -- lines ---------------------------------------------------------------------------------------------
 
-    def read_line(self, lineno: int, line: bytes) -> RecordStream:
+    def read_line(self, lineno: int, line: bytes | bytearray) -> RecordStream:
         """Read one non-blank line."""
         source = f"{self.name}:{lineno}"
         try:

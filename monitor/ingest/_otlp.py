@@ -37,9 +37,16 @@ from typing import IO, Any, TypeVar, Unpack
 
 import orjson
 
-from monitor.ingest._files import stream_file
+from monitor.ingest._files import iter_lines, stream_file
 from monitor.models import RecordError, RecordStream
-from monitor.spans import AssemblerBounds, SpanAssembler, SpanKind, SpanRecord, StatusCode, decode_json_record
+from monitor.spans import (
+    AssemblerBounds,
+    SpanAssembler,
+    SpanKind,
+    SpanRecord,
+    StatusCode,
+    decode_json_record,
+)
 
 __all__ = ["decode_export", "iter_documents", "read_otlp", "read_otlp_stream", "sniff"]
 
@@ -78,41 +85,36 @@ def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]
     yield from assembler.finish()
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | RecordError]:
     """Yield ``(source, parsed JSON)`` per document, or a :class:`RecordError` for a line that is not JSON."""
-    lines = enumerate(fh, start=1)
     empty = True
-    for lineno, line in lines:
-        text = line.strip()
-        if lineno == 1:
-            text = text.removeprefix(b"\xef\xbb\xbf").strip()
-        if not text:
-            continue
-        empty = False
+    for lineno, line in iter_lines(fh):
+        if lineno == 1 and line.startswith(_BOM):
+            if isinstance(line, bytearray):
+                del line[: len(_BOM)]
+            else:
+                line = line[len(_BOM) :]
+        if isinstance(line, bytes):
+            line = line.strip()
+            if not line:
+                continue
         try:
-            yield from _document(f"{name}:{lineno}", text)
+            yield from _document(f"{name}:{lineno}", line)
         except orjson.JSONDecodeError as exc:
-            if text[-1:] in (b"{", b"["):  # a pretty-printed document starts here: read it whole
-                rest = b"".join(part for _, part in lines)
-                first = line.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else line
-                yield from _whole_document(first + rest, name, lineno)
+            # A first document that does not end on its line is pretty-printed: read it whole.
+            if empty and isinstance(line, bytes) and line[-1:] in (b"{", b"["):
+                yield from _whole_document(line + b"\n" + fh.read(), name, lineno)
                 return
             yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
-        break
+        empty = False
     if empty:
         yield RecordError(source=name, message="empty file: no OTLP document in it")
-        return
-    for lineno, line in lines:
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            yield from _document(f"{name}:{lineno}", text)
-        except orjson.JSONDecodeError as exc:
-            yield RecordError(source=f"{name}:{lineno}", message=f"not JSON: {exc.msg}")
 
 
-def _document(source: str, text: bytes) -> Iterator[tuple[str, Any] | RecordError]:
+def _document(source: str, text: bytes | bytearray) -> Iterator[tuple[str, Any] | RecordError]:
     """One decoded document, after the errors of its repeated keys and too deep nesting."""
     document, problems = decode_json_record(text)
     for problem in problems:

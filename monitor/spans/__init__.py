@@ -38,6 +38,7 @@ from monitor.spans._facts import (
     read_session_key,
 )
 from monitor.spans._json import (
+    LARGE_RECORD,
     MAX_JSON_DEPTH,
     JsonProblem,
     decode_json_record,
@@ -130,6 +131,7 @@ __all__ = [
     "JSONRPC_REQUEST_ID",
     "JsonProblem",
     "LANGFUSE_SESSION_ID",
+    "LARGE_RECORD",
     "LLM_INPUT_MESSAGES",
     "LLM_REQUEST_FUNCTIONS",
     "LLM_TOOLS",

@@ -22,28 +22,32 @@ import itertools
 import json
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-__all__ = ["MAX_JSON_DEPTH", "JsonProblem", "decode_json_record", "flatten_json_text"]
+__all__ = ["LARGE_RECORD", "MAX_JSON_DEPTH", "JsonProblem", "decode_json_record", "flatten_json_text"]
 
 MAX_JSON_DEPTH = 100
 """Containers nested deeper than this are read as the text of their leaves."""
+
+LARGE_RECORD = 16 * 1024 * 1024
+"""Records this large (in bytes) given as a ``bytearray`` have their long strings decoded apart, in place.
+A reader hands such a record over as a ``bytearray`` and keeps no other copy of it."""
 
 _MAX_POINTER = 120
 _KEY_END = re.compile(rb'"[ \t\r\n]+:')
 _KEY_EXACT = re.compile(rb'(?<!\\)(?:\\\\)*"[ \t\r\n]*:')
 _KEY_EXACT_SPACED = re.compile(rb'(?<!\\)(?:\\\\)*"[ \t\r\n]+:')
+_KEY_PATTERNS_TEXT = tuple(re.compile(p.pattern.decode()) for p in (_KEY_END, _KEY_EXACT, _KEY_EXACT_SPACED))
 _MAX_RUN = 8
-_SPLIT_AT = 16 * 1024 * 1024
-"""Records this large (in bytes) have their long strings decoded apart."""
 _LONG_STRING = 1024 * 1024
-"""A string value this long (in bytes, as written) is decoded apart in a record of :data:`_SPLIT_AT` bytes."""
+"""A string value this long (in bytes, as written) is decoded apart in a record of :data:`LARGE_RECORD` bytes."""
 _PIECE = 1024 * 1024
 _LONG_RUN = re.compile(rb'"[^"]{%d,}(?=")' % _LONG_STRING)
+_BACKSLASH = 0x5C
 _NOT_AN_END = frozenset(b"\\u0123456789abcdefABCDEF") | frozenset(range(0x80, 0x100))
 """Bytes a piece of a string never ends on: they may be inside an escape or a UTF-8 character."""
 
@@ -66,8 +70,8 @@ def decode_json_record(data: bytes | bytearray | str) -> tuple[Any, list[JsonPro
     Raises ``orjson.JSONDecodeError`` when ``data`` is not JSON, as ``orjson.loads`` does.
 
     A ``bytearray`` is taken over: it serves as working space and is left empty. In a record of
-    :data:`_SPLIT_AT` bytes or more, each long string value (:data:`_LONG_STRING` bytes or more, holding no
-    quote) is then decoded apart, piece by piece into the buffer's own room, so the record's memory is the
+    :data:`LARGE_RECORD` bytes or more, each long string value (:data:`_LONG_STRING` bytes or more, escaped quotes
+    and all) is then decoded apart, piece by piece into the buffer's own room, so the record's memory is the
     buffer and its strings, not also a parser's copy of it all.
     """
     if isinstance(data, bytearray):
@@ -105,26 +109,33 @@ def _count_keys_written(data: bytes | bytearray | str, decoded: int) -> int:
     takes every quote followed by a colon; when it is larger than ``decoded``, quotes escaped by an odd run of
     backslashes (``\\":`` inside a string) are taken off. Each count is a scan of the bytes.
     """
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    tight = raw.count(b'":')
-    spaced = _count(_KEY_END, raw)
+    if isinstance(data, str):  # counted as text: no encoded copy of a long attribute value
+        return _count_keys(data, '":', "\\", _KEY_PATTERNS_TEXT, decoded)
+    return _count_keys(data, b'":', b"\\", (_KEY_END, _KEY_EXACT, _KEY_EXACT_SPACED), decoded)
+
+
+def _count_keys(raw: Any, key_end: Any, backslash: Any, patterns: tuple[re.Pattern[Any], ...], decoded: int) -> int:
+    """:func:`_count_keys_written` on bytes or text, with the markers and patterns of that type."""
+    end, exact, exact_spaced = patterns
+    tight: int = raw.count(key_end)
+    spaced = _count(end, raw)
     if tight + spaced <= decoded:
         return tight + spaced
     escaped = 0
     sign = 1
-    run = b"\\"
-    while (found := raw.count(run + b'":')) > 0:
+    run = backslash
+    while (found := raw.count(run + key_end)) > 0:
         if len(run) > _MAX_RUN:  # long runs of backslashes: one exact pass instead of a scan per length
-            return _count(_KEY_EXACT, raw)
+            return _count(exact, raw)
         escaped += sign * found
         sign = -sign
-        run += b"\\"
+        run += backslash
     if spaced:
-        return tight - escaped + _count(_KEY_EXACT_SPACED, raw)
+        return tight - escaped + _count(exact_spaced, raw)
     return tight - escaped
 
 
-def _count(pattern: re.Pattern[bytes], raw: bytes | bytearray) -> int:
+def _count(pattern: re.Pattern[Any], raw: Any) -> int:
     """The matches of ``pattern`` in ``raw``, counted one by one (no list of them)."""
     return sum(1 for _ in pattern.finditer(raw))
 
@@ -137,7 +148,7 @@ def _decode_buffer(buf: bytearray) -> tuple[Any, list[JsonProblem]]:
     Whenever this cannot be done exactly (a placeholder not found once as a value, a piece that is not JSON
     text), the record is decoded whole instead, so the value and its errors are the same either way.
     """
-    spans = _find_long_strings(buf) if len(buf) >= _SPLIT_AT else []
+    spans = _find_long_strings(buf) if len(buf) >= LARGE_RECORD else []
     if not spans:
         return _finish_record(buf, orjson.loads(buf), buf, None)
     nonce = secrets.token_hex(8)
@@ -167,14 +178,21 @@ def _decode_buffer(buf: bytearray) -> tuple[Any, list[JsonProblem]]:
 
 
 def _find_long_strings(buf: bytearray) -> list[list[int]]:
-    """The runs of ``buf`` that may be long strings holding no quote (a quote, then :data:`_LONG_STRING` bytes
-    or more up to the next quote), each as the offsets that cut it in pieces: its first byte, then the end of
-    each piece (the last is the quote after it). No piece ends inside an escape or a UTF-8 character; a run
-    that cannot be cut so is left out. Whether a run is a string value is told by decoding the record with it
-    left out (:func:`_decode_buffer`)."""
+    """The runs of ``buf`` that may be long strings (:data:`_LONG_STRING` bytes or more between two quotes),
+    each as the offsets that cut it in pieces: its first byte, then the end of each piece (the last is the
+    quote after it). No piece ends inside an escape or a UTF-8 character; a run that cannot be cut so is left
+    out. Whether a run is a string value is told by decoding the record with it left out
+    (:func:`_decode_buffer`).
+
+    Without an escaped quote in ``buf``, a run is a stretch with no quote at all (one scan); else the quotes
+    no backslash escapes are paired in order, as they open and close strings in JSON text."""
+    if b'\\"' not in buf:
+        runs: Iterable[tuple[int, int]] = ((m.start() + 1, m.end()) for m in _LONG_RUN.finditer(buf))
+    else:
+        quotes = _iter_unescaped_quotes(buf)
+        runs = ((start + 1, end) for start, end in zip(quotes, quotes, strict=False) if end - start > _LONG_STRING)
     spans: list[list[int]] = []
-    for found in _LONG_RUN.finditer(buf):
-        first, last = found.start() + 1, found.end()
+    for first, last in runs:
         ends = [first]
         while ends[-1] + _PIECE < last:
             end = ends[-1] + _PIECE
@@ -187,6 +205,18 @@ def _find_long_strings(buf: bytearray) -> list[list[int]]:
             ends.append(last)
             spans.append(ends)
     return spans
+
+
+def _iter_unescaped_quotes(buf: bytearray) -> Iterator[int]:
+    """The offsets of the quotes in ``buf`` that no backslash escapes (after none, or after an even run)."""
+    at = buf.find(b'"')
+    while at >= 0:
+        start = at
+        while start > 0 and buf[start - 1] == _BACKSLASH:
+            start -= 1
+        if (at - start) % 2 == 0:
+            yield at
+        at = buf.find(b'"', at + 1)
 
 
 def _decode_pieces(buf: bytearray, ends: list[int], write: bool) -> str:

@@ -98,6 +98,31 @@ def test_first_appearance_decides_between_listing_and_untrusted_text() -> None:
     assert earlier.label(Destination(DestinationKind.EMAIL, "bob@corp.example", "/to")).origin is Origin.LISTING
 
 
+def test_a_sender_field_of_untrusted_content_is_the_senders_choice() -> None:
+    """An address that untrusted content shows only where its writer set it (``from``, ``reply_to``, an author)
+    is attacker-suggested; the same field of content the user's own tools wrote, or the same address in a
+    listing, is a listing."""
+    mail = [
+        {"from": "Audit Desk <desk@review.example>", "reply_to": "intake@review.example", "subject": "Q3"},
+        {"from": "rachel@corp.example", "to": ["alex@corp.example"], "subject": "Q3 close"},
+    ]
+
+    def origin(index: ContentIndex, value: str) -> Origin:
+        return index.label(Destination(DestinationKind.EMAIL, value, "/to")).origin
+
+    inbound = ContentIndex()
+    inbound.add_result("c1", mail, private=True, untrusted=True)
+    assert origin(inbound, "desk@review.example") is Origin.ATTACKER
+    assert origin(inbound, "intake@review.example") is Origin.ATTACKER
+    assert inbound.label(Destination(DestinationKind.EMAIL, "desk@review.example", "/to")).from_call == "c1"
+    assert origin(inbound, "alex@corp.example") is Origin.LISTING
+    inbound.add_result("c2", [{"name": "Rachel", "email": "rachel@corp.example"}], private=True, untrusted=False)
+    assert origin(inbound, "rachel@corp.example") is Origin.LISTING
+    own = ContentIndex()
+    own.add_result("c1", mail, private=True, untrusted=False)
+    assert origin(own, "desk@review.example") is Origin.LISTING
+
+
 def test_ibans_match_with_or_without_spaces() -> None:
     index = ContentIndex()
     index.add_result(

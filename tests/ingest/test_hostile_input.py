@@ -195,8 +195,11 @@ def test_a_repeated_key_in_a_jsonl_line_names_the_line_and_key(tmp_path: Path) -
         ('{"a": 1, "b": {"c": 1, "c": [2]}}', {"a": 1, "b": {"c": [1, [2]]}}),
     ],
 )
-def test_repeated_keys_keep_every_value(text: str, value: Any) -> None:
-    got, problems = decode_json_record(text.encode())
+@pytest.mark.parametrize(
+    "given", [str.encode, str, lambda text: bytearray(text.encode())], ids=["bytes", "text", "buffer"]
+)
+def test_repeated_keys_keep_every_value(text: str, value: Any, given: Any) -> None:
+    got, problems = decode_json_record(given(text))
 
     assert got == value
     assert problems and all("repeats the key" in p.message for p in problems)
@@ -210,8 +213,11 @@ def test_repeated_keys_keep_every_value(text: str, value: Any) -> None:
         '[{"a": 1}, {"a": 2}]',  # the same key in two objects
     ],
 )
-def test_no_repeat_is_reported_where_there_is_none(text: str) -> None:
-    got, problems = decode_json_record(text.encode())
+@pytest.mark.parametrize(
+    "given", [str.encode, str, lambda text: bytearray(text.encode())], ids=["bytes", "text", "buffer"]
+)
+def test_no_repeat_is_reported_where_there_is_none(text: str, given: Any) -> None:
+    got, problems = decode_json_record(given(text))
 
     assert got == json.loads(text) and problems == []
 

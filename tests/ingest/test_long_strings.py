@@ -17,7 +17,7 @@ from monitor.spans import decode_json_record
 BIG = 17 * 1024 * 1024  # records this large have their long strings decoded apart
 PROSE = "The quarterly numbers look fine and the team met its goals for the period. "
 LISTING = "- id_: '{i}'\n  sender: ana@corp.example\n  subject: minutes \\ notes\n  body: café € 😀 \x01\n"
-QUOTED = 'He said "fine" and left. '  # a string holding quotes is read whole, the same
+QUOTED = 'He said "fine" and left. '  # escaped quotes: strings are found by pairing the unescaped ones
 
 
 def _long(line: str, size: int) -> str:
@@ -50,8 +50,9 @@ def test_a_huge_string_reads_as_it_is_written(line: str, ascii_only: bool) -> No
     assert problems == []
 
 
-def test_a_huge_string_is_not_copied_by_the_parser() -> None:
-    text = _long(LISTING.replace("café € 😀", "cafe"), BIG)  # one byte a character, as the record is written
+@pytest.mark.parametrize("line", [LISTING.replace("café € 😀", "cafe"), QUOTED + '\\"quoted\\" \\\\'])
+def test_a_huge_string_is_not_copied_by_the_parser(line: str) -> None:
+    text = _long(line, BIG)  # one byte a character, as the record is written
     raw = orjson.dumps({"role": "tool", "content": text})
     buffer = bytearray(raw)
     tracemalloc.start()
@@ -66,11 +67,22 @@ def test_a_huge_string_is_not_copied_by_the_parser() -> None:
 
 @pytest.mark.parametrize(
     "tail",
-    [b"\x01", b"\xff", b"\\q", b"\\ud800", b"\\ud800\\ude00", b'\\"', b"\\\\"],
-    ids=["control", "not-utf8", "bad-escape", "lone-surrogate", "pair", "escaped-quote", "backslash"],
+    [b"\x01", b"\xff", b"\\q", b"\\ud800", b"\\ud800\\ude00", b'\\"', b"\\\\", b'\\\\\\"', b'\\\\"'],
+    ids=[
+        "control",
+        "not-utf8",
+        "bad-escape",
+        "lone-surrogate",
+        "pair",
+        "escaped-quote",
+        "backslash",
+        "backslash-then-quote",
+        "unescaped-quote",
+    ],
 )
-def test_a_huge_string_ending_oddly_reads_or_fails_as_it_would_whole(tail: bytes) -> None:
-    raw = b'{"a": "' + _long(PROSE, 3_000_000).encode() + tail + b'", "b": 1}' + b" " * BIG
+@pytest.mark.parametrize("body", [PROSE, QUOTED.replace('"', '\\"')], ids=["prose", "quoted"])
+def test_a_huge_string_ending_oddly_reads_or_fails_as_it_would_whole(tail: bytes, body: str) -> None:
+    raw = b'{"a": "' + _long(body, 3_000_000).encode() + tail + b'", "b": 1}' + b" " * BIG
     _same_either_way(raw)
 
 
