@@ -163,3 +163,56 @@ def test_a_steered_action_never_weakens_a_deny() -> None:
     decision = decide(Policy(enforce=True), facts)
     assert decision.action is Action.DENY
     assert Reason.STEERED_ACTION in decision.reasons and Reason.ENFORCED in decision.reasons
+
+
+# -- what a bound left unexamined (evidence-truncated) -----------------------------------------------------------
+
+
+def test_a_call_confirmed_on_its_own_evidence_does_not_also_cite_what_was_not_examined() -> None:
+    """A call already confirmed on what was read keeps its own reasons: unexamined content adds nothing to it."""
+    d = decide(Policy(), armed_send(arguments_available=False, unexamined=frozenset({P}), unexamined_sources=("c2",)))
+    assert (d.action, d.level) == (Action.CONFIRM, Level.TRIFECTA)
+    assert d.reasons == (Reason.ARGUMENTS_UNAVAILABLE,)
+    assert [e.kind for e in d.evidence] == []
+
+
+def test_unexamined_content_is_described_by_the_legs_it_may_carry() -> None:
+    """The evidence names the call whose result was cut short and what that content may carry."""
+    sends = {
+        frozenset({P}): "the result of c2 (private data) was not fully examined",
+        frozenset({P, U}): "the result of c2 (private data, untrusted content) was not fully examined",
+    }
+    for legs, detail in sends.items():
+        d = decide(Policy(), armed_send(unexamined=legs, unexamined_sources=("c2",)))
+        assert d.reasons == (Reason.NO_DESTINATION, Reason.NO_PRIVATE_FRAGMENT, Reason.EVIDENCE_TRUNCATED)
+        assert [(e.kind, e.from_call, e.detail) for e in d.evidence] == [(EvidenceKind.UNEXAMINED, "c2", detail)]
+    listed = armed_send(destinations=(to(Origin.LISTING),), unexamined=frozenset({U}), unexamined_sources=("c2",))
+    d = decide(Policy(), listed)
+    assert d.action is Action.CONFIRM
+    assert d.evidence[-1].detail == "the result of c2 (untrusted content) was not fully examined"
+
+
+def test_content_the_index_dropped_names_no_call() -> None:
+    """Facts that name no cut source (content the session's index dropped) give evidence that names no call."""
+    for sources in ((), ("",)):
+        d = decide(Policy(), armed_send(unexamined=frozenset({P}), unexamined_sources=sources))
+        assert d.action is Action.CONFIRM
+        [evidence] = d.evidence
+        assert evidence.from_call is None
+        assert evidence.detail == "content (private data) the session's evidence index dropped"
+
+
+def test_a_place_only_a_listing_named_counts_as_the_attackers_when_untrusted_content_was_not_examined() -> None:
+    """A write into a place a listing showed, carrying private content, is allowed when everything was read; when
+    untrusted content was cut short, its unread part may have named that place: the call is confirmed."""
+    place = LabelledDestination(Destination(DestinationKind.NAME, "general", "/channel"), Origin.LISTING, "c1")
+    read = armed_send(targets=(place,), fragments=(fragment(),))
+    assert decide(Policy(), read).action is Action.ALLOW
+    for sources in (("c3",), ("c3", "c4")):
+        cut = armed_send(
+            targets=(place,), fragments=(fragment(),), unexamined=frozenset({U}), unexamined_sources=sources
+        )
+        d = decide(Policy(), cut)
+        assert d.action is Action.CONFIRM
+        assert Reason.EVIDENCE_TRUNCATED in d.reasons
+        assert [e.from_call for e in d.evidence if e.kind is EvidenceKind.UNEXAMINED] == list(sources)

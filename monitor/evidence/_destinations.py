@@ -83,7 +83,11 @@ _LOCAL_PATH = re.compile(r"^(?:~?[\\/]|\.{1,2}[\\/]|[A-Za-z]:[\\/]|[\w@.-]+[\\/]
 # next repeat cannot take, so no character is scanned by more than a bounded number of starts.
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
-_EMAIL = re2.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}", _RE2_OPTIONS)
+# A local part may hold letters beyond ASCII (``jürgen@``: never read as ``rgen@``), but not of scripts written
+# without spaces, whose text would be glued to the address.
+_EMAIL = re2.compile(
+    r"[\p{Latin}\p{Greek}\p{Cyrillic}0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}", _RE2_OPTIONS
+)
 _URL = re.compile(r"\b(?:https?|ftp|wss?):(?://|\\\\)(?:\[[0-9A-Za-z:.%]+\])?[^\s'\"<>()\[\]{}]*", re.IGNORECASE)
 # The authority of a URL up to its last @: user information, which names no destination (``https://a.example@b.example``).
 _USERINFO = re.compile(r"(?<=://)[^/?#\\\s'\"<>]*@")
