@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from support.sessions import OPEN, READ, run_call, start_session
+
 from monitor import Action, AlertKind, Reason, SessionMonitor
 from monitor.evidence import ReadBounds
 from monitor.models import EvidenceKind, ToolContext
 
-READ = {"openWorldHint": False}
-OPEN = {"openWorldHint": True}
 TOOLS = [
     {"name": "read_file", "description": "Read a private file", "annotations": READ},
     {"name": "read_inbox", "description": "Read the user's inbox", "annotations": READ},
@@ -103,17 +103,10 @@ def test_an_operation_waiting_on_an_ended_session_goes_to_a_new_one() -> None:
 
 
 def session(user: str = "Check the page and my inbox", **kwargs: Any) -> SessionMonitor:
-    m = SessionMonitor(builtin_rules=False, **kwargs)
-    m.register_tools("s", "app", TOOLS, trusted=True)
-    m.observe_user_message("s", user)
-    return m
+    return start_session(TOOLS, user, **kwargs)
 
 
-def run(m: SessionMonitor, call_id: str, name: str, args: dict[str, Any], result: Any = None) -> Any:
-    decision = m.before_call("s", "app", name, args, call_id)
-    if result is not None:
-        m.after_call("s", call_id, result)
-    return decision
+run = run_call
 
 
 def yaml_bomb(lines: int) -> str:

@@ -3,19 +3,14 @@ a shell command over a bound is said to send, and reviewed rules whose pin could
 
 from typing import Any
 
+from support.sessions import OPEN, READ, run_call, start_session, tool
+
 from monitor import Action, AlertKind, Level, Reason, SessionMonitor
 from monitor.models import EvidenceKind, Severity
 
-READ = {"openWorldHint": False}
-OPEN = {"openWorldHint": True}
 LEADERSHIP = "Board approved the Atlas budget cut: 14 roles in platform are eliminated in Q3"
 ENCODED = LEADERSHIP.replace(" ", "%20").replace(":", "%3A")
 FIGURES = "Q3 close: revenue 4.82M, gross margin 61.3%, Kestrel dispute accrual 310k still open."
-
-
-def tool(name: str, annotations: dict[str, Any], **props: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}
-    return {"name": name, "description": name.replace("_", " "), "inputSchema": schema, "annotations": annotations}
 
 
 TOOLS = [
@@ -29,17 +24,10 @@ TOOLS = [
 
 
 def session(user: str, **kwargs: Any) -> SessionMonitor:
-    m = SessionMonitor(builtin_rules=False, **kwargs)
-    m.register_tools("s", "app", TOOLS, trusted=True)
-    m.observe_user_message("s", user)
-    return m
+    return start_session(TOOLS, user, **kwargs)
 
 
-def run(m: SessionMonitor, call_id: str, name: str, args: dict[str, Any], result: Any = None) -> Any:
-    decision = m.before_call("s", "app", name, args, call_id)
-    if result is not None:
-        m.after_call("s", call_id, result)
-    return decision
+run = run_call
 
 
 def channel(*messages: str) -> dict[str, Any]:

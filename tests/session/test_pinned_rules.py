@@ -1,18 +1,11 @@
 """Rules of the session engine that a small change could undo unnoticed, each pinned by the decision it makes
 in a session a user would recognise."""
 
-from typing import Any
+from support.sessions import OPEN, READ, run_call, start_session, tool
 
 from monitor import Action, Leg, Reason, SessionMonitor
 
-READ = {"openWorldHint": False}
-OPEN = {"openWorldHint": True}
 NOTES = "Design notes: the billing rewrite ships behind the flag ledger-v2 with a budget of 4,812,337 dollars"
-
-
-def tool(name: str, annotations: dict[str, Any], **props: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}
-    return {"name": name, "description": name.replace("_", " "), "inputSchema": schema, "annotations": annotations}
 
 
 TOOLS = [
@@ -29,17 +22,10 @@ TOOLS = [
 
 
 def session(user: str) -> SessionMonitor:
-    m = SessionMonitor(builtin_rules=False)
-    m.register_tools("s", "app", TOOLS, trusted=True)
-    m.observe_user_message("s", user)
-    return m
+    return start_session(TOOLS, user)
 
 
-def run(m: SessionMonitor, call_id: str, name: str, args: dict[str, Any], result: Any = None) -> Any:
-    decision = m.before_call("s", "app", name, args, call_id)
-    if result is not None:
-        m.after_call("s", call_id, result)
-    return decision
+run = run_call
 
 
 def test_a_place_is_shared_only_when_every_name_of_it_is_the_one_outsiders_write_to() -> None:

@@ -3,17 +3,10 @@ steered actions and alert severities, each pinned by the decision it changes."""
 
 from typing import Any
 
+from support.sessions import OPEN, READ, run_call, start_session, tool
+
 from monitor import Action, AlertKind, Policy, Reason, SessionMonitor
 from monitor.models import Severity
-
-READ = {"openWorldHint": False}
-OPEN = {"openWorldHint": True}
-
-
-def tool(name: str, annotations: dict[str, Any], **props: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}
-    return {"name": name, "description": name.replace("_", " "), "inputSchema": schema, "annotations": annotations}
-
 
 TOOLS = [
     tool("read_channel", OPEN, channel="string"),
@@ -33,17 +26,10 @@ SECRET = "The quarterly revenue forecast is 4,812,337 dollars and the launch cod
 
 
 def session(user: str, **kwargs: Any) -> SessionMonitor:
-    m = SessionMonitor(builtin_rules=False, **kwargs)
-    m.register_tools("s", "app", TOOLS, trusted=True)
-    m.observe_user_message("s", user)
-    return m
+    return start_session(TOOLS, user, **kwargs)
 
 
-def run(m: SessionMonitor, call_id: str, name: str, args: dict[str, Any], result: Any = None) -> Any:
-    decision = m.before_call("s", "app", name, args, call_id)
-    if result is not None:
-        m.after_call("s", call_id, result)
-    return decision
+run = run_call
 
 
 def channel(*messages: str) -> dict[str, Any]:
