@@ -520,8 +520,7 @@ def _stream_pieces(texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         for url in find_urls(text):
             by_slot: dict[str, list[str]] = {}
             for slot, component in iter_url_components(url):
-                if slot != "key":
-                    by_slot.setdefault(slot, []).append(squash(component))
+                by_slot.setdefault(slot, []).append(squash(component))
             pieces.extend(("url:" + slot, "".join(parts)) for slot, parts in by_slot.items())
     return [(key, piece) for key, piece in pieces if piece]
 

@@ -232,6 +232,7 @@ def test_content_split_between_the_fields_of_the_first_external_call_is_found() 
     was sent before it; other content in the same fields is not."""
     idx = content_index(ADDRESS)
     assert transforms(idx, "Dalton Street 123", "New York", "NY 10001") == {("c1", Transform.SPLIT)}
+    assert transforms(idx, "Dalton Street 123 New", "York NY 10001") == {("c1", Transform.SPLIT)}
     assert transforms(idx, "Dalton Street 123", "Boston", "MA 02110") == set()
 
 
