@@ -68,7 +68,9 @@ _NOT_SECRET = re.compile(
     r"|\d+(?:st|nd|rd|th|am|pm|px|kb|mb|gb|ms|s|m|h|k)",
     re.IGNORECASE,
 )
-_LONG_TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,128}\b")
+# The look-aheads stop at the token's longest length: unbounded, every word start in a long run of token
+# characters (``supabase-ticketsupabase-ticket…``) would rescan the rest of the run.
+_LONG_TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-]{0,127}\d)(?=[A-Za-z0-9_\-]{0,127}[A-Za-z])[A-Za-z0-9_\-]{20,128}\b")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _DIGIT_RUN = re.compile(r"\d{6,}")
 _RUN = re.compile(r"[^\W_]+")

@@ -16,6 +16,7 @@ from monitor.evidence import (
     extract_embedded_urls,
     extract_shell_effects,
     find_addresses,
+    find_secrets,
     is_secrets_path,
     iter_argument_texts,
     mentions_destination,
@@ -102,3 +103,12 @@ def test_cyclic_and_huge_number_arguments_terminate() -> None:
     assert texts[0] == ("/a", "a", "x@evil.example")
     big = 10**5_000
     assert list(iter_argument_texts({"n": big})) == [("/n", "n", hex(big))]
+
+
+@pytest.mark.parametrize("unit", ["supabase-ticket", "a-", "ab1-", "x_", "7-a", "token-"])
+def test_long_runs_of_token_characters_are_searched_for_secrets_whole(unit: str) -> None:
+    key = "7f3a9c1e5b2d8f4a6c0e1b3d"
+    text = (unit * (400_000 // len(unit)))[:400_000] + f" the key is {key} ok"
+    found = [s.raw for s in find_secrets("body", text)]
+    assert key in found
+    assert all(len(raw) <= 128 for raw in found)
