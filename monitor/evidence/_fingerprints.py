@@ -200,9 +200,9 @@ class FragmentIndex:
                 views.append((transform, squash(decoded)))
         parts = [squash(t) for t in texts]
         joined = "".join(parts)
-        if joined and (previous or len(parts) > 1):
+        if previous and joined:
             # Everything sent so far, joined: a span that joins what earlier calls sent with this call, or two
-            # of this call's arguments (the first external call's too).
+            # of this call's arguments.
             cuts = [len(previous) + n for n in itertools.accumulate(len(p) for p in parts[:-1])]
             matches.extend(self._search_norm(previous + joined, None, Transform.SPLIT, crossing=(len(previous), *cuts)))
         pairs = [(tail, current) for tail, current in streams if tail and current]

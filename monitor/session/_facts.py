@@ -52,16 +52,13 @@ def backed_legs(classification: Classification) -> frozenset[Leg]:
 
 def carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destination], verbatim: set[str]) -> bool:
     """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
-    destination argument, copied verbatim (its path is in ``verbatim``), and every other string argument is
-    too short to carry data."""
+    destination argument, copied verbatim (its path is in ``verbatim``), and every other argument is too short
+    to carry data (a long number carries data as well as any text)."""
     keyed = [d for d in destinations if d.keyed]
     if not keyed or any(d.kind is not DestinationKind.DOMAIN or d.path not in verbatim for d in keyed):
         return False
     paths = {d.path for d in keyed}
-    return all(
-        path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS or text.replace(".", "").isdigit()
-        for path, _, text in iter_argument_texts(arguments)
-    )
+    return all(path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS for path, _, text in iter_argument_texts(arguments))
 
 
 def verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:
