@@ -20,7 +20,7 @@ from monitor.spans import _langfuse as langfuse
 from monitor.spans import _openinference as openinference
 from monitor.spans import _semconv as semconv
 from monitor.spans import _traceloop as traceloop
-from monitor.spans._json import decode_json_record, flatten_json_text
+from monitor.spans._json import LARGE_RECORD, decode_json_record, flatten_json_text
 from monitor.spans._record import SpanRecord, StatusCode
 
 SESSION_KEYS = (
@@ -418,6 +418,10 @@ def _as_arguments(value: Any) -> dict[str, Any] | None:
 
 
 def _as_result(value: Any) -> Any:
+    # A result this long is handed over as its text: the engine examines a result's head and tail only, and
+    # decoding it whole here would hold it three times (the text, the parser's copy, the value).
+    if isinstance(value, str) and len(value) >= LARGE_RECORD:
+        return value
     parsed = _parse(value)
     return parsed if isinstance(parsed, dict | list) else value
 

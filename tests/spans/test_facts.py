@@ -20,6 +20,7 @@ from monitor.spans import (
     is_tool_span,
     read_session_key,
 )
+from monitor.spans import _facts as facts_module
 
 SpanFactory = Callable[..., SpanRecord]
 
@@ -90,6 +91,32 @@ def test_structured_arguments_and_results_are_kept_as_they_are(span: SpanFactory
     )
     assert facts.arguments == {"q": "x", "n": [1, 2]}
     assert facts.result == [{"type": "text", "text": "hi"}]
+
+
+def test_a_result_of_a_large_record_is_passed_on_as_text_and_its_arguments_still_decoded(
+    span: SpanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result attribute as long as a large record is handed to the engine as its text (read there by its head
+    and tail), never decoded a second time; arguments of that size are still decoded, so their destinations
+    stay under their keys."""
+    monkeypatch.setattr(facts_module, "LARGE_RECORD", 1_000)
+    result = orjson.dumps({"content": [{"type": "text", "text": "x" * 2_000}]}).decode()
+    arguments = orjson.dumps({"to": "a@b.example", "body": "y" * 2_000}).decode()
+    facts = extract_tool_facts(
+        span(
+            gen_ai__operation__name="execute_tool",
+            gen_ai__tool__name="send",
+            gen_ai__tool__call__arguments=arguments,
+            gen_ai__tool__call__result=result,
+        )
+    )
+    assert facts.result == result
+    assert facts.arguments == {"to": "a@b.example", "body": "y" * 2_000}
+    small = orjson.dumps({"content": [{"type": "text", "text": "x" * 900}]}).decode()
+    facts = extract_tool_facts(
+        span(gen_ai__operation__name="execute_tool", gen_ai__tool__name="send", gen_ai__tool__call__result=small)
+    )
+    assert facts.result == {"content": [{"type": "text", "text": "x" * 900}]}
 
 
 def test_missing_arguments_and_results_are_none(span: SpanFactory) -> None:
