@@ -304,6 +304,52 @@ def _flatten(items: Iterator[tuple[str, str, Any]], path: str, key: str) -> Iter
             yield path or "/", found_key, text
 
 
+MAX_ARGUMENT_CHARS = 1_000_000
+"""Characters of one call's argument strings examined for evidence (:func:`bound_arguments`)."""
+_WHOLE_ARGUMENT_CHARS = 1_024
+
+
+def bound_arguments(arguments: Mapping[str, Any], max_chars: int = MAX_ARGUMENT_CHARS) -> tuple[dict[str, Any], bool]:
+    """The arguments as examined for evidence, and whether some were left out. Within ``max_chars`` characters
+    of strings in all, they are as given. Past it, strings of up to :data:`_WHOLE_ARGUMENT_CHARS` stay whole (an
+    address, a subject, a path) and the longer ones share what is left of the budget, each keeping at least
+    that many characters of its head and tail; the structure and every other value are kept, so destinations
+    stay under their keys. The caller counts what was left out against the call."""
+    texts = [text for _, _, text in iter_argument_texts(arguments)]
+    if sum(len(text) for text in texts) <= max_chars:
+        return dict(arguments), False
+    budget = max(max_chars - sum(len(text) for text in texts if len(text) <= _WHOLE_ARGUMENT_CHARS), 0)
+
+    def cut(text: str) -> str:
+        nonlocal budget
+        if len(text) <= max(budget, _WHOLE_ARGUMENT_CHARS):
+            budget -= 0 if len(text) <= _WHOLE_ARGUMENT_CHARS else len(text)
+            return text
+        keep = max(budget, _WHOLE_ARGUMENT_CHARS)
+        budget = 0
+        half = keep // 2
+        return text[: keep - half] + "\n…\n" + text[len(text) - half :]
+
+    root: dict[str, Any] = {}
+    stack: list[tuple[Any, Any]] = [(arguments, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, Mapping) else enumerate(source)
+        for k, value in items:
+            if isinstance(value, str):
+                value = cut(value)
+            elif isinstance(value, Mapping):
+                mapping: dict[Any, Any] = {}
+                stack.append((value, mapping))
+                value = mapping
+            elif isinstance(value, list | tuple):
+                items_copy: list[Any] = [None] * len(value)
+                stack.append((value, items_copy))
+                value = items_copy
+            target[k] = value
+    return root, True
+
+
 def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
     """Yield ``(path, key, text)`` for every string and number under ``value`` (a call's arguments): its JSON
     pointer, the nearest mapping key above it, and the value as text.

@@ -55,6 +55,7 @@ from monitor.evidence import (
     ReadBounds,
     Reading,
     asks_for_action,
+    bound_arguments,
     extract_destinations,
     extract_targets,
     is_own_store_write,
@@ -425,6 +426,8 @@ class SessionMonitor:
         """Classify the call, gather its evidence when it matters, decide, and record it with its alerts."""
         index = len(state.calls)
         args = dict(arguments) if isinstance(arguments, Mapping) else None
+        # Evidence is read from a bounded view of the arguments; what it leaves out counts against the call.
+        examined, args_cut = bound_arguments(args) if args is not None else (None, False)
         known = state.tools.get((server, tool))
         trusted = known[1] if known else self.classifier.trust_for(server, False)
         context = ToolContext(server, tool, known[0] if known else None, trusted, args, state.index)
@@ -442,14 +445,14 @@ class SessionMonitor:
         nothing_new = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
         level_before = level_of_legs(legs_before)
-        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and args:
-            destinations = extract_destinations(args, classified.destinations)
+        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and examined:
+            destinations = extract_destinations(examined, classified.destinations)
             labelled = [state.index.label(d, self.policy.allowlist, tool) for d in destinations]
             # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
-            embedded = label_embedded(state.index, args, self.policy.allowlist)
+            embedded = label_embedded(state.index, examined, self.policy.allowlist)
             embedded_leaks = embedded.fragments
-            embedded_hosts = relabel_built_urls(state, args, list(embedded.destinations))
-            labelled = relabel_built_urls(state, args, labelled)
+            embedded_hosts = relabel_built_urls(state, examined, list(embedded.destinations))
+            labelled = relabel_built_urls(state, examined, labelled)
             # An image's host is labelled as such (never delegated), also where the text's addresses name it.
             hosts = {(d.destination.kind, d.destination.value) for d in embedded_hosts}
             labelled = [
@@ -458,7 +461,7 @@ class SessionMonitor:
             labelled.extend(embedded_hosts)
             places = [d for d in destinations if d.keyed]
             if not places:
-                places = extract_targets(args)
+                places = extract_targets(examined)
                 targets = [self._label_target(state, d, tool) for d in places]
             place_calls = state.index.shared_place_calls(places)
             shared_place = bool(place_calls)
@@ -468,10 +471,10 @@ class SessionMonitor:
             url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
             recipients = {d.path for d in destinations if d.keyed} - url_paths
             # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
-            verbatim = verbatim_paths(state.index, args, url_paths)
-            fragments = state.index.find_private(args, recipients | verbatim)
-            fragments.extend(uploaded_files(args, state.legs.get(Leg.PRIVATE_DATA, "")))
-            nothing_new = not fragments and carries_nothing_new(args, destinations, verbatim)
+            verbatim = verbatim_paths(state.index, examined, url_paths)
+            fragments = state.index.find_private(examined, recipients | verbatim)
+            fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
+            nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
         # A steered action needs untrusted content in the context: only then are its effects worth reading.
         steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
         effects = classify_effects(context) if steerable else frozenset()
@@ -479,7 +482,7 @@ class SessionMonitor:
         if effects and args:
             # Content copied from untrusted text matters where it will run; elsewhere only the target does.
             copied = Effect.CODE_EXECUTION in effects
-            steered_by = state.index.find_steered_value(args, tool, copied_lines=copied)
+            steered_by = state.index.find_steered_value(examined or {}, tool, copied_lines=copied)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
@@ -494,7 +497,7 @@ class SessionMonitor:
             legs_before=legs_before,
             legs_call=legs_call,
             rule_ids=classified.rule_ids,
-            arguments_available=args is not None,
+            arguments_available=args is not None and not args_cut,
             destinations=labelled,
             embedded=embedded_hosts,
             embedded_fragments=embedded_leaks,
@@ -509,12 +512,12 @@ class SessionMonitor:
             unexamined_sources=unexamined_sources,
         )
         decision = decide(self.policy, facts)
-        if args:
+        if examined:
             if Leg.UNTRUSTED_CONTENT in legs_before:
-                source = state.index.find_steering(args)
+                source = state.index.find_steering(examined)
                 if source is not None:
                     state.steered[unique_id] = source
-            state.index.add_call_arguments(args, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
+            state.index.add_call_arguments(examined, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
         record = CallRecord(
             unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
         )

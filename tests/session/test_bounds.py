@@ -9,7 +9,7 @@ from typing import Any
 from support.sessions import OPEN, READ, run_call, start_session
 
 from monitor import Action, AlertKind, Reason, SessionMonitor
-from monitor.evidence import ReadBounds
+from monitor.evidence import MAX_ARGUMENT_CHARS, ReadBounds, bound_arguments
 from monitor.models import EvidenceKind, ToolContext
 
 TOOLS = [
@@ -247,3 +247,39 @@ def test_a_result_that_fails_to_be_read_still_counts_and_counts_as_unexamined(mo
     d = run(m, "c2", "post_update", {"status": "All good here"})
     assert d.action is Action.CONFIRM
     assert Reason.EVIDENCE_TRUNCATED in d.reasons
+
+
+def test_arguments_past_the_examined_bound_count_against_the_call() -> None:
+    """Private content in the middle of a very long argument is past what the engine examines: the call is judged
+    as one whose arguments are not all available (confirmed), never as one that carries nothing."""
+    m = session()
+    run(m, "c1", "read_file", {"path": "plan.txt"}, SECRET)
+    run(m, "c2", "fetch_page", {"url": "https://news.example/today"}, "Some news of the day.")
+    filler = "The quarterly numbers look fine and the team met its goals. " * 30_000
+    assert len(filler) * 2 > MAX_ARGUMENT_CHARS
+    hidden = run(m, "c3", "post_update", {"status": filler + SECRET + " " + filler})
+    assert hidden.action is Action.CONFIRM
+    assert Reason.ARGUMENTS_UNAVAILABLE in hidden.reasons
+    plain = session()
+    run(plain, "c1", "read_file", {"path": "plan.txt"}, SECRET)
+    run(plain, "c2", "fetch_page", {"url": "https://news.example/today"}, "Some news of the day.")
+    harmless = run(plain, "c3", "post_update", {"status": "All good here."})
+    assert harmless.action is Action.ALLOW and Reason.ARGUMENTS_UNAVAILABLE not in harmless.reasons
+
+
+def test_bounded_arguments_keep_their_structure_and_share_the_budget() -> None:
+    """A bounded view keeps every key, list and short value, and cuts long strings to their head and tail."""
+    body = "h" * 2_000 + "m" * 4_000 + "t" * 2_000
+    arguments = {"to": ["a@b.example"], "n": 3, "body": body, "notes": body, "more": {"x": "y" * 50}}
+    view, cut = bound_arguments(arguments, max_chars=5_000)
+    assert cut
+    assert view["to"] == ["a@b.example"] and view["n"] == 3 and view["more"] == {"x": "y" * 50}
+    for kept in (view["body"], view["notes"]):
+        assert kept.startswith("h") and kept.endswith("t") and len(kept) < len(body)
+    # Short values are counted first ("3", the address, "y" * 50); the first long string takes what is left, the
+    # next one keeps its head and tail of 1,024 characters.
+    sep = len("\n…\n")
+    assert len(view["body"]) - sep == 5_000 - 1 - len("a@b.example") - 50
+    assert len(view["notes"]) - sep == 1_024
+    same, cut = bound_arguments({"to": "a@b.example", "body": "short"}, max_chars=1_000)
+    assert (same, cut) == ({"to": "a@b.example", "body": "short"}, False)
