@@ -38,6 +38,7 @@ from monitor.spans._facts import (
     read_session_key,
 )
 from monitor.spans._json import (
+    ABRIDGED,
     LARGE_RECORD,
     MAX_JSON_DEPTH,
     JsonProblem,
@@ -110,6 +111,7 @@ from monitor.spans._traceloop import (
 )
 
 __all__ = [
+    "ABRIDGED",
     "AssemblerBounds",
     "DEFAULT_MAX_BUFFERED_BYTES",
     "DEFAULT_MAX_BUFFERED_SPANS",

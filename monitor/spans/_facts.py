@@ -409,12 +409,22 @@ def _parse(value: Any) -> Any:
 def _as_arguments(value: Any) -> dict[str, Any] | None:
     if value is None or value == "":
         return None
-    parsed = _parse(value)
+    parsed = _parse_large(value) if isinstance(value, str) and len(value) >= LARGE_RECORD else _parse(value)
     if isinstance(parsed, dict):
         return parsed
     if parsed is None:
         return None
     return {"input": parsed}
+
+
+def _parse_large(value: str) -> Any:
+    """Arguments as long as a large record: their structure (destinations stay under their keys) with long strings
+    kept by head and tail, as the engine examines them, so the text is not held twice more; longer than the
+    engine's bound, they still count as cut there. Anything this cannot read is parsed as every value is."""
+    try:
+        return decode_json_record(value.encode("utf-8"), abridge=True)[0]
+    except (UnicodeEncodeError, orjson.JSONDecodeError):
+        return _parse(value)
 
 
 def _as_result(value: Any) -> Any:

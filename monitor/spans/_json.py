@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["LARGE_RECORD", "MAX_JSON_DEPTH", "JsonProblem", "decode_json_record", "flatten_json_text"]
+__all__ = ["ABRIDGED", "LARGE_RECORD", "MAX_JSON_DEPTH", "JsonProblem", "decode_json_record", "flatten_json_text"]
 
 MAX_JSON_DEPTH = 100
 """Containers nested deeper than this are read as the text of their leaves."""
@@ -48,6 +48,8 @@ _LONG_STRING = 1024 * 1024
 _PIECE = 1024 * 1024
 _LONG_RUN = re.compile(rb'"[^"]{%d,}(?=")' % _LONG_STRING)
 _BACKSLASH = 0x5C
+ABRIDGED = "\n…\n"
+"""What stands for the middle left out of a string decoded with ``abridge``."""
 _NOT_AN_END = frozenset(b"\\u0123456789abcdefABCDEF") | frozenset(range(0x80, 0x100))
 """Bytes a piece of a string never ends on: they may be inside an escape or a UTF-8 character."""
 
@@ -64,7 +66,7 @@ class JsonProblem:
             object.__setattr__(self, "where", self.where[: _MAX_POINTER - 1] + "…")
 
 
-def decode_json_record(data: bytes | bytearray | str) -> tuple[Any, list[JsonProblem]]:
+def decode_json_record(data: bytes | bytearray | str, *, abridge: bool = False) -> tuple[Any, list[JsonProblem]]:
     """Decode one JSON record; return the value and its problems (repeated keys, too deep nesting).
 
     Raises ``orjson.JSONDecodeError`` when ``data`` is not JSON, as ``orjson.loads`` does.
@@ -72,13 +74,17 @@ def decode_json_record(data: bytes | bytearray | str) -> tuple[Any, list[JsonPro
     A ``bytearray`` is taken over: it serves as working space and is left empty. In a record of
     :data:`LARGE_RECORD` bytes or more, each long string value (:data:`_LONG_STRING` bytes or more, escaped quotes
     and all) is then decoded apart, piece by piece into the buffer's own room, so the record's memory is the
-    buffer and its strings, not also a parser's copy of it all.
+    buffer and its strings, not also a parser's copy of it all. With ``abridge``, each such string is kept as
+    its first and last pieces (about a MiB each) around ``"\\n…\\n"``: for values read only by their head and
+    tail, whose whole would be one more copy.
     """
     if isinstance(data, bytearray):
         try:
-            return _decode_buffer(data)
+            return _decode_buffer(data, abridge)
         finally:
             data.clear()
+    if abridge and isinstance(data, bytes):
+        return _decode_buffer(data, abridge)
     return _finish_record(data, orjson.loads(data), data, None)
 
 
@@ -140,7 +146,7 @@ def _count(pattern: re.Pattern[Any], raw: Any) -> int:
     return sum(1 for _ in pattern.finditer(raw))
 
 
-def _decode_buffer(buf: bytearray) -> tuple[Any, list[JsonProblem]]:
+def _decode_buffer(buf: bytes | bytearray, abridge: bool = False) -> tuple[Any, list[JsonProblem]]:
     """Decode a record the caller gives away, its long strings apart (:func:`decode_json_record`).
 
     The rest of the record, with a placeholder for each long string, is decoded and checked as every record
@@ -171,13 +177,20 @@ def _decode_buffer(buf: bytearray) -> tuple[Any, list[JsonProblem]]:
         return _finish_record(buf, orjson.loads(buf), buf, None)
 
     def fill(found: Any) -> Any:
-        strings = {name: _decode_pieces(buf, ends, True) for name, ends in zip(names, spans, strict=True)}
+        strings = {
+            name: _read_pieces(buf, ends[:2]) + ABRIDGED + _read_pieces(buf, ends[-2:])
+            if abridge and len(ends) > 3
+            else _read_pieces(buf, ends)
+            if abridge or isinstance(buf, bytes)
+            else _decode_pieces(buf, ends, True)
+            for name, ends in zip(names, spans, strict=True)
+        }
         return _place(found, strings)[1]
 
     return _finish_record(skeleton, value, buf, fill)
 
 
-def _find_long_strings(buf: bytearray) -> list[list[int]]:
+def _find_long_strings(buf: bytes | bytearray) -> list[list[int]]:
     """The runs of ``buf`` that may be long strings (:data:`_LONG_STRING` bytes or more between two quotes),
     each as the offsets that cut it in pieces: its first byte, then the end of each piece (the last is the
     quote after it). No piece ends inside an escape or a UTF-8 character; a run that cannot be cut so is left
@@ -207,7 +220,7 @@ def _find_long_strings(buf: bytearray) -> list[list[int]]:
     return spans
 
 
-def _iter_unescaped_quotes(buf: bytearray) -> Iterator[int]:
+def _iter_unescaped_quotes(buf: bytes | bytearray) -> Iterator[int]:
     """The offsets of the quotes in ``buf`` that no backslash escapes (after none, or after an even run)."""
     at = buf.find(b'"')
     while at >= 0:
@@ -219,7 +232,13 @@ def _iter_unescaped_quotes(buf: bytearray) -> Iterator[int]:
         at = buf.find(b'"', at + 1)
 
 
-def _decode_pieces(buf: bytearray, ends: list[int], write: bool) -> str:
+def _read_pieces(buf: bytes | bytearray, ends: list[int]) -> str:
+    """The string cut at ``ends``, decoded piece by piece without writing into ``buf``."""
+    with memoryview(buf) as view:
+        return "".join(orjson.loads(b"".join((b'"', view[a:b], b'"'))) for a, b in itertools.pairwise(ends))
+
+
+def _decode_pieces(buf: bytes | bytearray, ends: list[int], write: bool) -> str:
     """Decode the string cut at ``ends`` piece by piece; with ``write``, the UTF-8 of each decoded piece is
     written over the string's room in ``buf`` (never longer than what it decodes) and the string returned,
     else only checked (anything non-empty when every piece is JSON text).

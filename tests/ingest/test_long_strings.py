@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
-from monitor.ingest import read_agentdojo
-from monitor.models import ToolResult
-from monitor.spans import decode_json_record
+from monitor.ingest import InputFormat, read_agentdojo, read_inputs
+from monitor.models import ToolCall, ToolResult
+from monitor.spans import ABRIDGED, decode_json_record
 
 BIG = 17 * 1024 * 1024  # records this large have their long strings decoded apart
 PROSE = "The quarterly numbers look fine and the team met its goals for the period. "
@@ -130,3 +130,54 @@ def test_an_agentdojo_run_with_a_huge_tool_message_gives_it_whole(tmp_path: Path
     path.write_bytes(orjson.dumps(run))
     results = [r for r in read_agentdojo(path) if isinstance(r, ToolResult)]
     assert [r.result for r in results] == [content]
+
+
+@pytest.mark.parametrize("given", [bytes, bytearray], ids=["bytes", "buffer"])
+def test_an_abridged_record_keeps_its_structure_and_the_head_and_tail_of_long_strings(given: Any) -> None:
+    text = _long(QUOTED + '\\"quoted\\" ', BIG)
+    record = {"to": "a@b.example", "body": text, "n": [1, {"k": "v"}]}
+    value, problems = decode_json_record(given(json.dumps(record).encode()), abridge=True)
+    assert problems == []
+    assert {k: v for k, v in value.items() if k != "body"} == {"to": "a@b.example", "n": [1, {"k": "v"}]}
+    head, tail = value["body"].split(ABRIDGED)
+    assert text.startswith(head) and text.endswith(tail)
+    assert 1_000_000 < len(head) + len(tail) < 3_000_000 < len(text)
+    # Below the size of a large record, nothing is abridged.
+    small = {"body": text[:100_000]}
+    assert decode_json_record(json.dumps(small).encode(), abridge=True)[0] == small
+
+
+def test_an_otlp_arguments_attribute_as_long_as_a_large_record_is_read_abridged_and_counts_as_cut(
+    tmp_path: Path,
+) -> None:
+    body = _long(PROSE, BIG)
+    lines = (Path(__file__).resolve().parents[2] / "samples/otel/genai.jsonl").read_text().splitlines()
+    for i, raw in enumerate(lines):
+        if "gen_ai.tool.call.arguments" in raw and "send_gmail_message" in raw:
+            doc = json.loads(raw)
+            for resource in doc["resourceSpans"]:
+                for scope in resource["scopeSpans"]:
+                    for span in scope["spans"]:
+                        for attribute in span.get("attributes", []):
+                            if attribute["key"] == "gen_ai.tool.call.arguments":
+                                parsed = json.loads(attribute["value"]["stringValue"])
+                                if "to" in parsed:  # the send
+                                    arguments = {**parsed, "body": body}
+                                    attribute["value"] = {"stringValue": json.dumps(arguments)}
+            lines[i] = json.dumps(doc)
+            break
+    else:
+        raise AssertionError("the sample has no send span")
+    path = tmp_path / "genai.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    calls = [
+        r
+        for r in read_inputs([path], InputFormat.OTLP)
+        if isinstance(r, ToolCall) and r.arguments and "body" in r.arguments
+    ]
+    abridged = [c for c in calls if ABRIDGED in str(c.arguments["body"])]
+    assert abridged  # the same span may be read from the client and the server side
+    for call in abridged:
+        head, tail = call.arguments["body"].split(ABRIDGED)
+        assert body.startswith(head) and body.endswith(tail)
+        assert set(arguments) <= set(call.arguments)
