@@ -16,34 +16,86 @@ Protocols to plug into it (:mod:`monitor.types`) and the one root exception. Pac
 (:mod:`monitor.models`, :mod:`monitor.ingest`, :mod:`monitor.otel`, …) export their own pieces.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from monitor.classify import RuleSet, load_rules
-from monitor.decide import Policy
-from monitor.errors import InputError, RuleLoadError, TrifectaError
-from monitor.models import (
-    Action,
-    Alert,
-    AlertKind,
-    AlertRaised,
-    CallDecided,
-    CallReport,
-    Decision,
-    Evidence,
-    Leg,
-    Level,
-    LevelChanged,
-    Posture,
-    Reason,
-    SessionReport,
-)
-from monitor.session import SessionMonitor
-from monitor.types import AlertSink, OverrideSource, ReportWriter
+import importlib
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("trifecta-monitor")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+if TYPE_CHECKING:
+    from monitor.classify import RuleSet, load_rules
+    from monitor.decide import Policy
+    from monitor.errors import InputError, RuleLoadError, TrifectaError
+    from monitor.models import (
+        Action,
+        Alert,
+        AlertKind,
+        AlertRaised,
+        CallDecided,
+        CallReport,
+        Decision,
+        Evidence,
+        Leg,
+        Level,
+        LevelChanged,
+        Posture,
+        Reason,
+        SessionReport,
+    )
+    from monitor.session import SessionMonitor
+    from monitor.types import AlertSink, OverrideSource, ReportWriter
+
+# The names below are imported when first used (PEP 562): ``import monitor.x`` costs nothing more than the
+# modules it needs, so a lean entry point (the Claude Code hook client) starts in milliseconds.
+_HOMES = {
+    "Action": "monitor.models",
+    "Alert": "monitor.models",
+    "AlertKind": "monitor.models",
+    "AlertRaised": "monitor.models",
+    "AlertSink": "monitor.types",
+    "CallDecided": "monitor.models",
+    "CallReport": "monitor.models",
+    "Decision": "monitor.models",
+    "Evidence": "monitor.models",
+    "InputError": "monitor.errors",
+    "Leg": "monitor.models",
+    "Level": "monitor.models",
+    "LevelChanged": "monitor.models",
+    "OverrideSource": "monitor.types",
+    "Policy": "monitor.decide",
+    "Posture": "monitor.models",
+    "Reason": "monitor.models",
+    "ReportWriter": "monitor.types",
+    "RuleLoadError": "monitor.errors",
+    "RuleSet": "monitor.classify",
+    "SessionMonitor": "monitor.session",
+    "SessionReport": "monitor.models",
+    "TrifectaError": "monitor.errors",
+    "load_rules": "monitor.classify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("trifecta-monitor")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            found = "0.0.0"
+        globals()["__version__"] = found
+        return found
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'monitor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Action",

@@ -26,3 +26,28 @@ class RuleLoadError(TrifectaError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+class MonitorWarning(UserWarning):
+    """Warned (through :mod:`warnings`) when a host's call was accepted but not as given: a tool dropped from a
+    listing, a result for an unknown call id, a call id used twice, a session the monitor does not hold. The
+    same problem is also a finding in the value the call returns. ``logging.captureWarnings(True)`` sends
+    these to the ``py.warnings`` logger."""
+
+
+class ConfirmationRequired(TrifectaError):
+    """A guarded call needs the user's confirmation and the host gave no way to ask. ``decision`` is the
+    :class:`~monitor.Decision`; the call did not run."""
+
+    def __init__(self, decision: object, message: str) -> None:
+        super().__init__(message)
+        self.decision = decision
+
+
+class CallDenied(TrifectaError):
+    """A guarded call was denied (or the user declined to confirm it). ``decision`` is the
+    :class:`~monitor.Decision`; the call did not run."""
+
+    def __init__(self, decision: object, message: str) -> None:
+        super().__init__(message)
+        self.decision = decision

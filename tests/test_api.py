@@ -17,6 +17,8 @@ PUBLIC_MODULES = [
     "monitor.decide",
     "monitor.evaluation",
     "monitor.evidence",
+    "monitor.hosts",
+    "monitor.hosts.claude_code",
     "monitor.ingest",
     "monitor.lint",
     "monitor.models",
@@ -25,6 +27,7 @@ PUBLIC_MODULES = [
     "monitor.scenarios",
     "monitor.session",
     "monitor.spans",
+    "monitor.store",
     "monitor.testing",
     "monitor.types",
 ]

@@ -495,3 +495,14 @@ def clients(tools: tuple[Path, ...], output_format: str) -> None:
     else:
         render_clients(tables, sys.stdout)
     sys.exit(EXIT_INPUT if problems else EXIT_OK)
+
+
+def _add_host_commands() -> None:
+    from monitor.cli._claude import COMMANDS as CLAUDE_COMMANDS
+    from monitor.cli._proxy import COMMANDS as PROXY_COMMANDS
+
+    for command in [*CLAUDE_COMMANDS, *PROXY_COMMANDS]:
+        main.add_command(command)
+
+
+_add_host_commands()
