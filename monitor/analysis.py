@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from monitor.ingest import InputStream
-from monitor.models import Event, Record, RecordError, SessionEnd, SessionReport
+from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
 from monitor.session import SessionMonitor
 
 __all__ = ["analyze_records"]
@@ -63,7 +63,9 @@ def _end(
 ) -> Iterator[SessionReport | RecordError]:
     failed.discard(session_id)
     try:
-        report = monitor.end_session(session_id)
+        # A session the input named but never fed an event (an empty run) is reported empty and clean.
+        held = monitor.has_session(session_id)
+        report = monitor.end_session(session_id) if held else _empty_report(session_id)
     except Exception as exc:  # the end of a session is not guarded by the monitor itself
         monitor.internal_errors += 1
         unreported.add(session_id)
@@ -71,6 +73,10 @@ def _end(
         yield _failure(records, session_id, "its end (the session cannot be reported)", _one_line(exc))
         return
     yield report
+
+
+def _empty_report(session_id: str) -> SessionReport:
+    return SessionReport(session_id=session_id, level=Level.CLEAN, legs=(), exposed=False, calls=(), alerts=())
 
 
 def _failure(records: Iterable[Record], session_id: str, what: str, error: str | None) -> RecordError:

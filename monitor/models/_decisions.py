@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from monitor.models._legs import Leg
 from monitor.models._ranked import RankedStrEnum
-from monitor.models._tools import Severity
+from monitor.models._tools import Finding, Severity
 
 
 class Action(RankedStrEnum):
@@ -103,6 +103,8 @@ class Decision(BaseModel):
     evidence: tuple[Evidence, ...] = ()
     monitor_action: Action | None = None
     """With a baseline client profile: what the monitor alone decided (``action`` is the stricter)."""
+    findings: tuple[Finding, ...] = ()
+    """Problems with the request as the host made it (e.g. ``call-id-reused``: ``call_id`` is not the id given)."""
 
 
 class AlertKind(StrEnum):

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from monitor.models._decisions import Alert, Decision, Level
 from monitor.models._legs import Leg, Provenance
+from monitor.models._tools import Finding
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -42,6 +43,8 @@ class SessionReport(BaseModel):
     alerts: tuple[Alert, ...]
     evidence_truncated: bool = False
     raised_by: str | None = None
+    findings: tuple[Finding, ...] = ()
+    """Problems with the request for the report (``unknown-session``: the monitor does not hold the session)."""
 
     @property
     def graph(self) -> nx.MultiDiGraph:

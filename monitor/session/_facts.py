@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.classify import UncheckedPin
+from monitor.classify import CallClassification, UncheckedPin
 from monitor.evidence import UNEXAMINED, ContentIndex, extract_shell_effects, iter_argument_texts
 from monitor.models import (
     Action,
@@ -127,6 +127,22 @@ def alert_on_decision(state: SessionState, decision: Decision, call_backed: froz
         evidence=decision.evidence,
     )
     state.trifecta_alerted = True
+
+
+def alert_on_void_pin(
+    state: SessionState, server: str, tool: str, classified: CallClassification, call_id: str | None
+) -> None:
+    """Raise ``definition-changed`` once per tool whose pinned rule the served definition voided."""
+    voided = classified.voided
+    if voided is None or (server, tool) in state.voided_pins:
+        return
+    state.voided_pins.add((server, tool))
+    state.raise_alert(
+        AlertKind.DEFINITION_CHANGED,
+        call_id,
+        f"{server}/{tool}: the definition changed since rule {voided.rule_id} was reviewed "
+        f"(pinned {voided.pinned}, seen {voided.seen}); the rule is void for this session",
+    )
 
 
 def alert_on_unchecked_pin(

@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from monitor.classify import (
-    CallClassification,
     Classifier,
     classify_effects,
     classify_result_hints,
@@ -87,12 +86,22 @@ from monitor.models import (
     parse_tool,
     sort_legs,
 )
+from monitor.session._boundary import (
+    convert_arguments,
+    convert_result,
+    convert_tools,
+    note_call_id,
+    report_unknown_session,
+    warn_and_find,
+    warn_dropped_tools,
+)
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     ARMED_LEGS,
     alert_on_decision,
     alert_on_truncation,
     alert_on_unchecked_pin,
+    alert_on_void_pin,
     backed_legs,
     carries_nothing_new,
     unexamined_content,
@@ -165,9 +174,15 @@ class SessionMonitor:
     # -- public API ---------------------------------------------------------------------------------
 
     def register_tools(self, session_id: str, server: str, tools: Any, trusted: bool = False) -> list[Finding]:
-        """Record a server's ``tools/list`` result (a list of tool objects, or one). Returns the annotation
-        findings, which are also raised as ``invalid-annotation`` alerts."""
-        return self._run("register_tools", session_id, lambda s: self._register_tools(s, server, tools, trusted), list)
+        """Record a server's ``tools/list`` result: a list of tool dicts or ``mcp`` SDK ``Tool`` objects, a
+        ``ListToolsResult``, or one tool. Returns the findings, which are also raised as ``invalid-annotation``
+        alerts; a tool dropped for want of a name is also warned (:class:`~monitor.errors.MonitorWarning`).
+        Any other type of ``tools`` is a :class:`TypeError`."""
+        raw = convert_tools(tools)
+        findings: list[Finding] = self._run(
+            "register_tools", session_id, lambda s: self._register_tools(s, server, raw, trusted), list
+        )
+        return warn_dropped_tools(server, findings)
 
     def observe_user_message(self, session_id: str, text: str) -> None:
         """Record text the user typed: it sanctions destinations, and is private data in the context."""
@@ -190,25 +205,40 @@ class SessionMonitor:
         call_id: str | None = None,
     ) -> Decision:
         """Decide a requested call: return a :class:`~monitor.Decision` (``allow``, ``confirm`` or ``deny``,
-        with reasons and evidence). ``call_id`` is the id the host gave the call; without one, or when it was
-        already used in the session, the decision's ``call_id`` is the one to pass to :meth:`after_call`."""
-        return self._run(
+        with reasons and evidence). ``call_id`` is the id the host gave the call. Without one the monitor names
+        the call (finding ``call-id-assigned``); an id already used in the session is renamed (warned, finding
+        ``call-id-reused``): either way the decision's ``call_id`` is the one to pass to :meth:`after_call`.
+        ``arguments`` is a dict (or a pydantic model, dumped); any other type is a :class:`TypeError`."""
+        args = convert_arguments(arguments)
+        decision = self._run(
             "before_call",
             session_id,
-            lambda s: self._before_call(s, server, tool, arguments, call_id),
+            lambda s: self._before_call(s, server, tool, args, call_id),
             lambda: decide_on_monitor_error(call_id),
         )
+        return note_call_id(decision, call_id)
 
-    def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> None:
-        """Record the result of a call; its private data and untrusted content now enter the context."""
-        self._run("after_call", session_id, lambda s: self._after_call(s, call_id, result, is_error), _nothing)
+    def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> list[Finding]:
+        """Record the result of a call; its private data and untrusted content now enter the context.
+
+        ``result`` is what the tool returned: JSON values, or the ``mcp`` SDK's ``CallToolResult`` or content
+        blocks; any other type is a :class:`TypeError`. Returns the
+        findings: ``unknown-call-id`` (also warned) when no call of the session waits for this id, and the
+        result is then ignored."""
+        plain, failed = convert_result(result)
+        known = self._run(
+            "after_call", session_id, lambda s: self._after_call(s, call_id, plain, is_error or failed), lambda: True
+        )
+        message = f"session {session_id!r}: result for unknown call {call_id!r} ignored"
+        return [] if known else [warn_and_find("unknown-call-id", message)]
 
     def session(self, session_id: str) -> SessionReport:
         """Return a snapshot of the session: legs, level, alerts, calls and ``.graph``. The report is a frozen
-        copy: later calls do not change it. A session the monitor does not hold is reported empty and clean."""
+        copy: later calls do not change it. A session the monitor does not hold is reported empty, with the
+        finding ``unknown-session`` (also warned)."""
         slot = self._held(session_id)
         if slot is None:
-            return self._new_state(session_id).to_report()
+            return report_unknown_session(self._new_state(session_id).to_report())
         with slot.lock:
             return slot.state.to_report()
 
@@ -236,19 +266,17 @@ class SessionMonitor:
 
     def end_session(self, session_id: str) -> SessionReport:
         """Forget a session and return its final snapshot (with an ``evidence-truncated`` alert if its evidence
-        reached the memory bound and was not yet reported). Memory follows the sessions still held."""
+        reached the memory bound and was not yet reported). Memory follows the sessions still held. A session the
+        monitor does not hold is reported empty, with the finding ``unknown-session`` (also warned)."""
         with self._registry:
             slot = self._sessions.pop(session_id, None)
         if slot is None:
-            state = self._new_state(session_id)
+            return report_unknown_session(self._new_state(session_id).to_report())
+        with slot.lock:
+            slot.ended = True
+            state = slot.state
             alert_on_truncation(state)
             notices = state.take_notices()
-        else:
-            with slot.lock:
-                slot.ended = True
-                state = slot.state
-                alert_on_truncation(state)
-                notices = state.take_notices()
         self._push(notices)
         return state.to_report()
 
@@ -258,17 +286,22 @@ class SessionMonitor:
             return list(self._sessions)
 
     def observe(self, event: Event) -> Decision | None:
-        """Feed one event; return the decision for a ``tool_call`` and None otherwise."""
-        if isinstance(event, ToolsListed):
-            self.register_tools(event.session_id, event.server, event.tools, event.trusted)
-        elif isinstance(event, UserMessage):
-            self.observe_user_message(event.session_id, event.text)
-        elif isinstance(event, ToolCall):
-            return self.before_call(event.session_id, event.server, event.tool, event.arguments, event.call_id)
-        elif isinstance(event, ToolResult):
-            self.after_call(event.session_id, event.call_id, event.result, event.is_error)
-        elif isinstance(event, AssistantMessage):
-            self.observe_assistant_message(event.session_id, event.text)
+        """Feed one event; return the decision for a ``tool_call`` and None otherwise. Events are input data:
+        a value of a type the boundary refuses is a ``monitoring-gap`` alert here, never an exception."""
+        try:
+            if isinstance(event, ToolsListed):
+                self.register_tools(event.session_id, event.server, event.tools, event.trusted)
+            elif isinstance(event, UserMessage):
+                self.observe_user_message(event.session_id, event.text)
+            elif isinstance(event, ToolCall):
+                return self.before_call(event.session_id, event.server, event.tool, event.arguments, event.call_id)
+            elif isinstance(event, ToolResult):
+                self.after_call(event.session_id, event.call_id, event.result, event.is_error)
+            elif isinstance(event, AssistantMessage):
+                self.observe_assistant_message(event.session_id, event.text)
+        except TypeError as exc:
+            self.report_gap(event.session_id, f"an event could not be read: {exc}")
+            return decide_on_monitor_error(event.call_id) if isinstance(event, ToolCall) else None
         return None
 
     # -- the boundary: never raise, push what happened -------------------------------------------------
@@ -359,24 +392,9 @@ class SessionMonitor:
                 continue
             state.tools[(server, definition.name)] = (definition, trust)
             classified = self.classifier.classify(ToolContext(server, definition.name, definition, trust))
-            self._alert_on_void_pin(state, server, definition.name, classified, None)
+            alert_on_void_pin(state, server, definition.name, classified, None)
             self._add_available(state, classified.classification.legs, None)
         return findings
-
-    @staticmethod
-    def _alert_on_void_pin(
-        state: SessionState, server: str, tool: str, classified: CallClassification, call_id: str | None
-    ) -> None:
-        voided = classified.voided
-        if voided is None or (server, tool) in state.voided_pins:
-            return
-        state.voided_pins.add((server, tool))
-        state.raise_alert(
-            AlertKind.DEFINITION_CHANGED,
-            call_id,
-            f"{server}/{tool}: the definition changed since rule {voided.rule_id} was reviewed "
-            f"(pinned {voided.pinned}, seen {voided.seen}); the rule is void for this session",
-        )
 
     def _add_available(self, state: SessionState, legs: frozenset[Leg], call_id: str | None) -> None:
         state.available |= legs
@@ -523,7 +541,7 @@ class SessionMonitor:
         )
         state.add_call(record)
         self._add_available(state, legs_call, unique_id)
-        self._alert_on_void_pin(state, server, tool, classified, unique_id)
+        alert_on_void_pin(state, server, tool, classified, unique_id)
         alert_on_unchecked_pin(state, server, tool, classified.unchecked, unique_id)
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
             state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
@@ -542,12 +560,12 @@ class SessionMonitor:
     def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
         return call_id if call_id and call_id not in state.by_id else f"{call_id or 'call'}#{index}"
 
-    def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> None:
-        """Index the result of the oldest unanswered call with this id, then let its legs into the context."""
+    def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> bool:
+        """Index the result of the oldest unanswered call with this id, then let its legs into the context.
+        Returns False when no call waits for the id."""
         waiting = state.unanswered.get(call_id)
         if not waiting:
-            logger.debug("result for unknown call %r in session %r ignored", call_id, state.session_id)
-            return
+            return False
         record = waiting.pop(0)
         if not waiting:
             del state.unanswered[call_id]
@@ -578,3 +596,4 @@ class SessionMonitor:
         self._commit(state, record)
         self._commit_older(state, record.index)
         alert_on_truncation(state)
+        return True

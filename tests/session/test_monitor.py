@@ -1,10 +1,12 @@
 import threading
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor import Action, AlertKind, Leg, Level, Policy, Reason, SessionMonitor
+from monitor.errors import MonitorWarning
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 ISSUE_BODY = (
@@ -176,19 +178,26 @@ def test_missing_and_repeated_call_ids_are_made_unique() -> None:
     m = SessionMonitor()
     a = m.before_call("s", "srv", "t", {}, None)
     b = m.before_call("s", "srv", "t", {}, "x")
-    c = m.before_call("s", "srv", "t", {}, "x")
+    with pytest.warns(MonitorWarning, match="'x' was already used"):
+        c = m.before_call("s", "srv", "t", {}, "x")
     assert [a.call_id, b.call_id, c.call_id] == ["call#0", "x", "x#2"]
+    assert [f.id for f in a.findings] == ["call-id-assigned"] and "call#0" in a.findings[0].message
+    assert b.findings == ()
+    assert [f.id for f in c.findings] == ["call-id-reused"] and "'x#2'" in c.findings[0].message
     m.after_call("s", "x", "first")
     m.after_call("s", "x", "second")
     assert [c.call_id for c in m.session("s").calls] == ["call#0", "x", "x#2"]
 
 
-def test_never_raises_into_the_host() -> None:
+def test_never_raises_into_the_host_on_hostile_data() -> None:
     m = SessionMonitor()
-    m.register_tools("s", "srv", "not a list")
-    m.after_call("s", "unknown-call", object())
+    with pytest.warns(MonitorWarning):
+        findings = m.register_tools("s", "srv", ["not a tool", 7, None, {"name": 3}])
+    assert [f.id for f in findings] == ["tool-without-name"] * 4
+    with pytest.warns(MonitorWarning):
+        m.after_call("s", "unknown-call", {"a": {"b": {"c": [object()]}}})
     m.observe_user_message("s", None)  # type: ignore[arg-type]
-    d = m.before_call("s", "srv", "t", ["not", "a", "mapping"], "c1")  # type: ignore[arg-type]
+    d = m.before_call("s", "srv", "t", {"x": object()}, "c1")
     assert d.action is Action.ALLOW
 
 
@@ -241,6 +250,7 @@ _step = st.one_of(
 )
 
 
+@pytest.mark.filterwarnings("ignore::monitor.errors.MonitorWarning")  # results for calls already answered
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_step, max_size=25), st.sampled_from(["strict", "balanced"]))
 def test_legs_and_level_never_decrease(steps: list[tuple[str, str]], posture: str) -> None:
