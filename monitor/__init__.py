@@ -19,9 +19,11 @@ Protocols to plug into it (:mod:`monitor.types`) and the one root exception. Pac
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not imported from typing: the hook client must not pay for importing it
 if TYPE_CHECKING:
+    from typing import Any
+
     from monitor.classify import RuleSet, load_rules
     from monitor.decide import Policy
     from monitor.errors import InputError, RuleLoadError, TrifectaError

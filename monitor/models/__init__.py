@@ -18,6 +18,7 @@ from monitor.models._decisions import (
 from monitor.models._events import (
     EVENT_ADAPTER,
     AssistantMessage,
+    CallOutcome,
     Event,
     ToolCall,
     ToolResult,
@@ -73,6 +74,7 @@ __all__ = [
     "AssistantMessage",
     "CLAUDE_CODE_SERVER",
     "CallDecided",
+    "CallOutcome",
     "CallReport",
     "Classification",
     "Decision",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from monitor.models._decisions import Decision
 
 
 class _Event(BaseModel):
@@ -38,14 +41,32 @@ class AssistantMessage(_Event):
     text: str
 
 
+class CallOutcome(StrEnum):
+    """What a live gate (the stdio proxy) did with a call it decided."""
+
+    FORWARDED = "forwarded"
+    """Allowed: passed on to the server."""
+    BLOCKED = "blocked"
+    """Denied: never passed on."""
+    ASKED = "asked"
+    """The user was asked; the call ran only if they accepted (then its ``tool_result`` follows)."""
+    UNCONFIRMED = "unconfirmed"
+    """Needed a confirmation the client had no way to ask for: never passed on."""
+
+
 class ToolCall(_Event):
-    """A tool call as requested, before it runs. ``arguments`` is None when the trace did not record them."""
+    """A tool call as requested, before it runs. ``arguments`` is None when the trace did not record them.
+
+    An audit log of a live gate also records the ``decision`` it took and the call's ``outcome``; analysis
+    decides every call again and reports its own decision."""
 
     kind: Literal["tool_call"] = "tool_call"
     call_id: str | None = None
     server: str
     tool: str
     arguments: dict[str, Any] | None = None
+    decision: Decision | None = None
+    outcome: CallOutcome | None = None
 
 
 class ToolResult(_Event):

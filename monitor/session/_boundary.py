@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from monitor.errors import MonitorWarning
-from monitor.models import Decision, Finding, Reason, SessionReport, Severity
+from monitor.models import Decision, Finding, SessionReport, Severity
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -113,17 +113,26 @@ def warn_dropped_tools(server: str, findings: list[Finding]) -> list[Finding]:
 
 
 def note_call_id(decision: Decision, call_id: str | None) -> Decision:
-    """Add to a decision the finding that says its ``call_id`` is not the one the host gave (and warn when the
-    host's id was already used)."""
-    if Reason.MONITOR_ERROR in decision.reasons or decision.call_id == call_id:
+    """Add to a decision the finding that says its ``call_id`` is not the one the host gave."""
+    if decision.call_id == call_id:
         return decision
     if call_id is None:
+        finding_id, severity = "call-id-assigned", Severity.INFO
         message = f"the call had no id; it is {decision.call_id!r} (pass that to after_call)"
-        finding = Finding(id="call-id-assigned", severity=Severity.INFO, message=message, pointer="/call_id")
     else:
+        finding_id, severity = "call-id-reused", Severity.WARNING
         message = f"call id {call_id!r} was already used in the session; this call is {decision.call_id!r}"
-        finding = warn_and_find("call-id-reused", f"{message} (pass that to after_call)", "/call_id")
+        message += " (pass that to after_call)"
+    finding = Finding(id=finding_id, severity=severity, message=message, pointer="/call_id")
     return decision.model_copy(update={"findings": (*decision.findings, finding)})
+
+
+def warn_reused_call_id(decision: Decision) -> Decision:
+    """Warn (to the host) when the decision says the host's call id was already used; return the decision."""
+    for finding in decision.findings:
+        if finding.id == "call-id-reused":
+            warnings.warn(finding.message, MonitorWarning, stacklevel=3)
+    return decision
 
 
 def report_unknown_session(report: SessionReport) -> SessionReport:

@@ -17,11 +17,14 @@ from monitor.models import (
     DestinationKind,
     EvidenceKind,
     FragmentMatch,
+    LabelledDestination,
     Leg,
     LegSource,
     Level,
+    Origin,
     Reason,
     Severity,
+    ToolDefinition,
     Transform,
 )
 from monitor.session._state import SessionState
@@ -127,6 +130,30 @@ def alert_on_decision(state: SessionState, decision: Decision, call_backed: froz
         evidence=decision.evidence,
     )
     state.trifecta_alerted = True
+
+
+def label_target(
+    state: SessionState, target: Destination, allowlist: tuple[str, ...], tool: str
+) -> LabelledDestination:
+    """Label a place a call writes to: a path by whether the user typed it, anything else as a destination."""
+    if target.kind is DestinationKind.PATH:
+        return LabelledDestination(
+            target, Origin.USER if state.index.typed_by_user(target.value) else Origin.UNSEEN, None
+        )
+    return state.index.label(target, allowlist, tool)
+
+
+def alert_on_changed_definition(state: SessionState, server: str, definition: ToolDefinition) -> None:
+    """Raise ``definition-changed`` when a tool is listed again in the session with another definition (a
+    rug pull: the description or hints the session was judged by are no longer the ones served)."""
+    previous = state.tools.get((server, definition.name))
+    if previous is not None and previous[0].definition_hash != definition.definition_hash:
+        state.raise_alert(
+            AlertKind.DEFINITION_CHANGED,
+            None,
+            f"{server}/{definition.name}: the definition changed since it was listed earlier in this session "
+            f"(was {previous[0].definition_hash[:12]}, now {definition.definition_hash[:12]})",
+        )
 
 
 def alert_on_void_pin(

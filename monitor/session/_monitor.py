@@ -66,7 +66,6 @@ from monitor.models import (
     AssistantMessage,
     CallDecided,
     Decision,
-    Destination,
     DestinationKind,
     Effect,
     Event,
@@ -75,7 +74,6 @@ from monitor.models import (
     LabelledDestination,
     Leg,
     Level,
-    Origin,
     Posture,
     SessionReport,
     ToolCall,
@@ -94,16 +92,19 @@ from monitor.session._boundary import (
     report_unknown_session,
     warn_and_find,
     warn_dropped_tools,
+    warn_reused_call_id,
 )
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     ARMED_LEGS,
+    alert_on_changed_definition,
     alert_on_decision,
     alert_on_truncation,
     alert_on_unchecked_pin,
     alert_on_void_pin,
     backed_legs,
     carries_nothing_new,
+    label_target,
     unexamined_content,
     uploaded_files,
     verbatim_paths,
@@ -216,7 +217,7 @@ class SessionMonitor:
             lambda s: self._before_call(s, server, tool, args, call_id),
             lambda: decide_on_monitor_error(call_id),
         )
-        return note_call_id(decision, call_id)
+        return warn_reused_call_id(decision)
 
     def after_call(self, session_id: str, call_id: str, result: Any, is_error: bool = False) -> list[Finding]:
         """Record the result of a call; its private data and untrusted content now enter the context.
@@ -390,6 +391,7 @@ class SessionMonitor:
                 )
             if definition is None:
                 continue
+            alert_on_changed_definition(state, server, definition)
             state.tools[(server, definition.name)] = (definition, trust)
             classified = self.classifier.classify(ToolContext(server, definition.name, definition, trust))
             alert_on_void_pin(state, server, definition.name, classified, None)
@@ -480,7 +482,7 @@ class SessionMonitor:
             places = [d for d in destinations if d.keyed]
             if not places:
                 places = extract_targets(examined)
-                targets = [self._label_target(state, d, tool) for d in places]
+                targets = [label_target(state, d, self.policy.allowlist, tool) for d in places]
             place_calls = state.index.shared_place_calls(places)
             shared_place = bool(place_calls)
             # What the user pointed at, and what the place itself returned, is content the user asked to move.
@@ -529,7 +531,7 @@ class SessionMonitor:
             unexamined=unexamined,
             unexamined_sources=unexamined_sources,
         )
-        decision = decide(self.policy, facts)
+        decision = note_call_id(decide(self.policy, facts), call_id)
         if examined:
             if Leg.UNTRUSTED_CONTENT in legs_before:
                 source = state.index.find_steering(examined)
@@ -548,13 +550,6 @@ class SessionMonitor:
             state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
         alert_on_decision(state, decision, backed_legs(classified.classification))
         return decision
-
-    def _label_target(self, state: SessionState, target: Destination, tool: str) -> LabelledDestination:
-        if target.kind is DestinationKind.PATH:
-            return LabelledDestination(
-                target, Origin.USER if state.index.typed_by_user(target.value) else Origin.UNSEEN, None
-            )
-        return state.index.label(target, self.policy.allowlist, tool)
 
     @staticmethod
     def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
