@@ -44,3 +44,10 @@ def test_bench_otel_takes_turns_and_reports_ratio_alerts_and_losses(ablation: li
     # The synthetic sessions get armed and send mail: the engine fed means alerts, the ablations none.
     assert (alerts > 0) == (not ablation)
     assert "spans dropped: 0; internal errors: 0" in out
+
+
+def test_bench_hook_reports_percentiles_and_ratio() -> None:
+    out = run_bench("bench/bench_hook.py", "--prior", "10,50", "--samples", "5", "--cold", "1")
+    assert re.search(r"\| warm, 10 prior calls \| 5 \| [\d.]+ \| [\d.]+ \|", out)
+    assert re.search(r"\| warm, 50 prior calls \| 5 \|", out) and "| cold, new session | 1 |" in out
+    assert re.search(r"ratio p95\(50\)/p95\(10\): \d+\.\d\d", out)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
 import click
 import orjson
@@ -27,6 +27,7 @@ from monitor.classify import (
     run_rule_tests,
     update_pins,
 )
+from monitor.cli._options import builtin_rules_option, format_option, output_option, posture_option, rules_option
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
@@ -58,47 +59,6 @@ from monitor.types import ReportWriter
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 _MAX_ERRORS_SHOWN = 20
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _format_option(*choices: str) -> Callable[[F], F]:
-    return click.option(
-        "--format",
-        "output_format",
-        type=click.Choice(list(choices)),
-        default=choices[0],
-        show_default=True,
-        help="Output format.",
-    )
-
-
-_output_option = click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the output to FILE instead of standard output.",
-)
-_posture_option = click.option(
-    "--posture",
-    type=click.Choice([p.value for p in Posture]),
-    default="balanced",
-    show_default=True,
-    help="strict: tools nobody reviewed get all three legs; balanced: annotations and heuristics.",
-)
-_rules_option = click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="A folder (or file) of reviewed override rules, added to the built-in packs. Repeatable.",
-)
-_builtin_rules_option = click.option(
-    "--builtin-rules/--no-builtin-rules",
-    default=True,
-    show_default=True,
-    help="Use the rule packs shipped with trifecta-monitor.",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,11 +77,11 @@ def main() -> None:
     show_default=True,
     help="Input format; auto tells each file's format from its content.",
 )
-@_posture_option
-@_format_option("table", "json", "jsonl")
-@_output_option
-@_rules_option
-@_builtin_rules_option
+@posture_option
+@format_option("table", "json", "jsonl")
+@output_option
+@rules_option
+@builtin_rules_option
 @click.option(
     "--baseline",
     type=click.Choice([c.value for c in Client]),
@@ -150,8 +110,11 @@ def analyze(
     fail_on: str,
     debug: bool,
 ) -> None:
-    """Analyse session traces (native JSONL or AgentDojo runs) and report each session's level, legs,
-    decisions and alerts.
+    """Analyse session traces and report each session's level, legs, decisions and alerts.
+
+    Inputs (files or folders, told apart by content): native JSONL events, OTLP JSON spans, MCP JSON-RPC
+    logs, Claude Code transcripts and hook payload logs, the Claude Code hook store (SQLite, see
+    `trifecta sessions`), the proxy's audit log, and AgentDojo runs (folders or archives).
 
     Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input, any rejected
     record or an engine failure on a session (everything readable is still analysed and reported).
@@ -363,10 +326,10 @@ def eval_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="injection-tasks.json with goal classes (default: the one beside RUNS).",
 )
-@_rules_option
-@_builtin_rules_option
-@_posture_option
-@_format_option("table", "json")
+@rules_option
+@builtin_rules_option
+@posture_option
+@format_option("table", "json")
 @click.option(
     "--leave-one-suite-out",
     is_flag=True,
@@ -413,7 +376,7 @@ def eval_agentdojo(
     type=click.Path(exists=True, path_type=Path),
     help="A folder (or file) of reviewed rule packs to compare with, instead of the built-in packs. Repeatable.",
 )
-@_format_option("table", "json")
+@format_option("table", "json")
 def eval_heuristics(servers_dir: Path, rules_dirs: tuple[Path, ...], output_format: str) -> None:
     """Compare the fallback layers (annotations, heuristics, balanced default) with the reviewed packs on the tool
     lists under SERVERS_DIR, leave-one-server-out: each server's tools classified with no pack for it, the
@@ -442,7 +405,7 @@ def eval_heuristics(servers_dir: Path, rules_dirs: tuple[Path, ...], output_form
 
 @eval_group.command("scenarios")
 @click.argument("directory", type=click.Path(exists=True, path_type=Path))
-@_format_option("table", "json")
+@format_option("table", "json")
 def eval_scenarios(directory: Path, output_format: str) -> None:
     """Run the scenario files (YAML, one scenario each) under DIRECTORY: attacks that must be stopped and their
     legitimate look-alikes that must go through. One row per scenario, then the counts.
@@ -461,8 +424,8 @@ def eval_scenarios(directory: Path, output_format: str) -> None:
 
 @main.command()
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
-@_format_option("table", "json", "sarif")
-@_output_option
+@format_option("table", "json", "sarif")
+@output_option
 def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> None:
     """Check the tool annotations of tools/list results, tool arrays, single tools, MCP JSON-RPC logs or
     folders of them, as server authors need.
@@ -482,7 +445,7 @@ def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> No
 
 @main.command()
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
-@_format_option("table", "json")
+@format_option("table", "json")
 def clients(tools: tuple[Path, ...], output_format: str) -> None:
     """What VS Code, Claude, ChatGPT, Codex CLI, Gemini CLI (plan mode) and Goose (smart approve) would do
     before calling each tool, and what the monitor adds once a session is armed."""

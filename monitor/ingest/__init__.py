@@ -1,9 +1,9 @@
 """Input adapters: every format becomes the same stream of events, rejected records and session ends.
 
 One reader per format (native JSONL, OTLP JSON, MCP JSON-RPC logs, Claude Code transcripts and hooks,
-AgentDojo runs), :func:`read_inputs` over files and folders with the format told from the content, the
-AgentDojo runs with what each run file says about itself (for the evaluation), and the one reader of tool
-lists.
+the Claude Code hook store, AgentDojo runs), :func:`read_inputs` over files and folders with the format
+told from the content, the AgentDojo runs with what each run file says about itself (for the evaluation),
+and the one reader of tool lists.
 
 The readers are the boundary where attacker-controlled text comes in, and hold to these rules:
 
@@ -21,6 +21,7 @@ The readers are the boundary where attacker-controlled text comes in, and hold t
 
 from monitor.ingest._agentdojo import AgentDojoRun, iter_run_files, read_agentdojo, read_agentdojo_runs
 from monitor.ingest._claude_code import read_claude_code, read_claude_code_stream
+from monitor.ingest._hook_store import read_hook_store
 from monitor.ingest._inputs import InputFormat, InputStream, detect_format, read_inputs
 from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
 from monitor.ingest._mcp import read_mcp, read_mcp_stream
@@ -48,6 +49,7 @@ __all__ = [
     "read_agentdojo_runs",
     "read_claude_code",
     "read_claude_code_stream",
+    "read_hook_store",
     "read_inputs",
     "read_jsonl",
     "read_jsonl_stream",

@@ -10,6 +10,8 @@ from pathlib import Path
 from monitor.ingest._agentdojo import is_archive, read_agentdojo
 from monitor.ingest._claude_code import is_subagent_transcript, read_claude_code
 from monitor.ingest._claude_code import sniff as sniff_claude_code
+from monitor.ingest._hook_store import read_hook_store
+from monitor.ingest._hook_store import sniff as sniff_hook_store
 from monitor.ingest._jsonl import read_jsonl
 from monitor.ingest._mcp import read_mcp
 from monitor.ingest._mcp import sniff as sniff_mcp
@@ -18,7 +20,7 @@ from monitor.ingest._otlp import sniff as sniff_otlp
 from monitor.models import Record, RecordError, RecordStream
 
 _SNIFF_BYTES = 65536
-_DATA_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".sqlite3")
 
 
 class InputFormat(StrEnum):
@@ -30,6 +32,7 @@ class InputFormat(StrEnum):
     MCP = "mcp"
     CLAUDE_CODE = "claude-code"
     AGENTDOJO = "agentdojo"
+    HOOK_STORE = "hook-store"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ def _sniff_agentdojo(head: bytes) -> bool:
 
 # Tried in this order when the format is told from the content.
 _READERS: dict[InputFormat, _Reader] = {
+    InputFormat.HOOK_STORE: _Reader(sniff_hook_store, lambda path, root: read_hook_store(path)),
     InputFormat.JSONL: _Reader(_sniff_jsonl, lambda path, root: read_jsonl(path)),
     InputFormat.OTLP: _Reader(sniff_otlp, lambda path, root: read_otlp(path)),
     InputFormat.MCP: _Reader(sniff_mcp, lambda path, root: read_mcp(path, root)),

@@ -1,6 +1,70 @@
 """The SQLite store of hook events and decisions (standard library only).
 
-Placeholder: the store lands here.
+The Claude Code hook keeps each session's events in one SQLite file, ``hooks.sqlite3`` in the state
+directory (:func:`default_state_dir`: ``$TRIFECTA_STATE_DIR`` when set, else the user's state directory),
+and :class:`HookStore` is the one way the package writes and reads it. Importing this package loads the
+standard library and :mod:`monitor.errors` only, so a short-lived hook process starts fast.
+
+**The file.** A SQLite 3 database in WAL mode, written with ``synchronous=FULL``; each hook event is one
+``BEGIN IMMEDIATE`` transaction (the event, its decision and the session's summary together), so writers of
+several processes take turns, and a commit that returned survives a ``kill -9``. ``PRAGMA application_id``
+is ``0x54524946`` ("TRIF"); ``PRAGMA user_version`` is the schema version (:data:`SCHEMA_VERSION`). The
+folder is created with mode 0700 and the file with mode 0600: payloads hold what the agent read and wrote.
+
+**Tables** (schema version 2):
+
+``events``: one row per hook event, in the order the store received them.
+
+- ``seq INTEGER PRIMARY KEY AUTOINCREMENT``: the event's place, unique and increasing, never reused;
+- ``session_id TEXT``: the payload's ``session_id``;
+- ``event TEXT``: the payload's ``hook_event_name`` (``SessionStart``, ``UserPromptSubmit``, ``PreToolUse``,
+  ``PostToolUse``, ``SessionEnd``, …);
+- ``received REAL``: when the hook received it, in seconds since the Unix epoch;
+- ``payload TEXT``: the JSON the hook read on its standard input, exactly as it came;
+- ``processed INTEGER`` (0 or 1): 0 for an event the hook stored without the engine's decision (the engine
+  was unreachable), until the engine processes it.
+
+``decisions``: one row per decided tool call (a ``PreToolUse``).
+
+- ``seq INTEGER PRIMARY KEY REFERENCES events(seq)``: the event the decision was taken on;
+- ``session_id TEXT``, ``call_id TEXT`` (the payload's ``tool_use_id``), ``tool TEXT`` (the tool's name);
+- ``action TEXT``: ``allow``, ``confirm`` (Claude Code's ``ask``) or ``deny``;
+- ``level TEXT``: the session's level after the call (``clean``, ``partial``, ``armed``, ``trifecta``,
+  ``exfiltration``);
+- ``reasons TEXT``: the reason codes, a JSON array of strings;
+- ``message TEXT``: the one line a person reads (Claude Code's ``permissionDecisionReason``).
+
+``sessions``: one summary row per session, kept up to date by each event's transaction.
+
+- ``session_id TEXT PRIMARY KEY``; ``first_seen REAL``, ``last_seen REAL`` (the earliest and latest
+  ``received``); ``events INTEGER``, ``calls INTEGER`` (events and decisions stored);
+- ``level TEXT``: the latest level given (``''`` before any); ``worst_action TEXT``: the strictest action
+  taken (``''`` before any decision);
+- ``ended INTEGER``: 1 when the session's latest event ended it (a ``SessionEnd``);
+- ``cwd TEXT``: the latest ``cwd`` a payload named, else NULL.
+
+**Versions.** Version 1 held ``events`` (without ``processed``) and ``decisions``; version 2 added
+``events.processed`` (1 for every older event) and ``sessions``, filled from the events and decisions.
+Opening a store writable brings it to the current version in one transaction; opening it read-only reads
+an older version as it is. A store of a newer version than this one reads, a file that is not a SQLite
+database, a damaged one and one of another application are refused with
+:class:`~monitor.errors.InputError` naming the file, and are left as they were.
+
+**Reading it.** ``trifecta analyze hooks.sqlite3`` reports its sessions as it would the same payloads in a
+JSON Lines file; ``sqlite3 -readonly hooks.sqlite3 'SELECT * FROM sessions ORDER BY last_seen DESC'``
+lists them while hooks write.
 """
 
-__all__: list[str] = []
+from monitor.store._paths import default_state_dir, default_store_path
+from monitor.store._schema import SCHEMA_VERSION
+from monitor.store._store import HookStore, StoredDecision, StoredEvent, StoredSession
+
+__all__ = [
+    "HookStore",
+    "SCHEMA_VERSION",
+    "StoredDecision",
+    "StoredEvent",
+    "StoredSession",
+    "default_state_dir",
+    "default_store_path",
+]
