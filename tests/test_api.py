@@ -19,6 +19,7 @@ PUBLIC_MODULES = [
     "monitor.evidence",
     "monitor.hosts",
     "monitor.hosts.claude_code",
+    "monitor.hosts.mcp",
     "monitor.ingest",
     "monitor.lint",
     "monitor.models",

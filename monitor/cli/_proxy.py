@@ -2,8 +2,110 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
-__all__ = ["COMMANDS"]
+from monitor.classify import load_rules
+from monitor.cli._options import builtin_rules_option, posture_option, rules_option
+from monitor.decide import Policy
+from monitor.errors import RuleLoadError
+from monitor.models import Posture
+from monitor.session import SessionMonitor
 
-COMMANDS: list[click.Command] = []
+__all__ = ["COMMANDS", "proxy"]
+
+EXIT_INPUT = 2
+INSTALL_HINT = "pip install 'trifecta-monitor[hosts]'"
+
+
+@click.command(
+    context_settings={
+        "help_option_names": ["-h", "--help"],
+        "ignore_unknown_options": True,
+        "allow_interspersed_args": False,
+    }
+)
+@rules_option
+@builtin_rules_option
+@posture_option
+@click.option(
+    "--enforce",
+    is_flag=True,
+    default=False,
+    help="Deny, rather than ask about, a send of private data to a destination only untrusted content suggested.",
+)
+@click.option(
+    "--server-name",
+    default=None,
+    help="The server's name for the monitor and rule packs (default: the name the server announces, else the "
+    "command's file name).",
+)
+@click.option(
+    "--session-key",
+    default=None,
+    help="The session this proxy's calls belong to (default: a new key per proxy process).",
+)
+@click.option(
+    "--audit-log",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append the session's events and decisions to FILE (native JSONL, read by 'trifecta analyze').",
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def proxy(
+    rules_dirs: tuple[Path, ...],
+    builtin_rules: bool,
+    posture: str,
+    enforce: bool,
+    server_name: str | None,
+    session_key: str | None,
+    audit_log: Path | None,
+    command: tuple[str, ...],
+) -> None:
+    """Run the stdio MCP server COMMAND behind a proxy that decides every tool call.
+
+    Give the server's command after '--': trifecta proxy --audit-log audit.jsonl -- npx -y some-mcp-server.
+    The MCP client talks to the proxy on standard input and output; every message passes through unchanged,
+    except that tools/list results are classified, and each tools/call is decided before it reaches the server:
+    allowed calls go through, denied ones get an error result with the reason, and calls to confirm are put to
+    the user through MCP elicitation where the client supports it (otherwise refused with the reason).
+
+    One proxy process is one session (MCP 2026-07-28 has no protocol sessions): give --session-key to name it.
+
+    Exit codes: the server's exit code when the server ends; 0 when the client closes the connection; 2 bad
+    options, unreadable rules or no MCP SDK; 126/127 the command cannot be run.
+    """
+    try:
+        import mcp  # noqa: F401  (an optional dependency)
+    except ImportError:
+        click.echo(f"error: trifecta proxy needs the MCP Python SDK: {INSTALL_HINT}", err=True)
+        sys.exit(EXIT_INPUT)
+    from monitor.hosts.mcp import run_stdio_proxy
+
+    try:
+        rules = load_rules(rules_dirs, builtin=builtin_rules)
+    except RuleLoadError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(EXIT_INPUT)
+    monitor = SessionMonitor(posture=Posture(posture), policy=Policy(enforce=enforce), rules=rules, builtin_rules=False)
+    if audit_log is not None:
+        try:
+            audit_log.parent.mkdir(parents=True, exist_ok=True)
+            audit_log.open("ab").close()
+        except OSError as exc:
+            raise click.UsageError(f"cannot write {audit_log}: {exc.strerror or exc}") from None
+    code = run_stdio_proxy(
+        monitor,
+        command[0],
+        command[1:],
+        session_key=session_key,
+        server_name=server_name,
+        audit_log=audit_log,
+    )
+    sys.exit(code)
+
+
+COMMANDS: list[click.Command] = [proxy]
