@@ -244,7 +244,9 @@ def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
             yield RecordError(source=f"{source}#messages/{i}", message=f"message role {role!r} is unknown; skipped")
         elif role == "user" and not seen_user:
             seen_user = True
-            yield UserMessage(session_id=session_id, text=_text(message.get("content")))
+            yield UserMessage(
+                session_id=session_id, text=_text(message.get("content")), source=f"{source}#messages/{i}"
+            )
         elif role == "assistant":
             if message.get("tool_calls") is not None and not isinstance(message.get("tool_calls"), list):
                 yield RecordError(source=f"{source}#messages/{i}", message="'tool_calls' is not a list; skipped")
@@ -265,6 +267,7 @@ def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
                     server=server,
                     tool=tc["function"],
                     arguments=args if isinstance(args, dict) else None,
+                    source=f"{source}#messages/{i}",
                 )
                 position += 1
         elif role == "tool":
@@ -275,7 +278,11 @@ def _events(run: dict[str, Any], session_id: str, source: str) -> RecordStream:
             error = message.get("error")
             content = _text(message.get("content"))
             yield ToolResult(
-                session_id=session_id, call_id=call_id, result=content or _text(error), is_error=error is not None
+                session_id=session_id,
+                call_id=call_id,
+                result=content or _text(error),
+                is_error=error is not None,
+                source=f"{source}#messages/{i}",
             )
 
 

@@ -370,7 +370,7 @@ class _Reader:
             if kind == "text" and not sidechain and not synthetic:
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
-                    yield AssistantMessage(session_id=sid, time=time, text=text)
+                    yield AssistantMessage(session_id=sid, time=time, text=text, source=line.source)
             elif kind == "tool_use":
                 name = block.get("name")
                 if not isinstance(name, str) or not name:
@@ -380,7 +380,7 @@ class _Reader:
                 call_id = given if isinstance(given, str) and given else f"tool_use-line-{line.lineno}-{i}"
                 if call_id in session.requested:
                     continue  # the same block written again (a copied or re-streamed message)
-                yield self._call(sid, session, call_id, name, block.get("input"), time)
+                yield self._call(sid, session, call_id, name, block.get("input"), time, line.source)
 
     def _user(self, blocks: list[Any], sid: str, session: _Session, line: _Line) -> Iterator[Record]:
         obj = line.obj
@@ -415,6 +415,7 @@ class _Reader:
                 call_id=given,
                 result=_result_value(content if content is not None else fallback),
                 is_error=block.get("is_error") is True,
+                source=line.source,
             )
         if injected or sidechain:
             return
@@ -425,7 +426,7 @@ class _Reader:
         ]
         typed = [t for t in texts if t.strip() and not t.lstrip().startswith(_INJECTED_PREFIXES)]
         if typed:
-            yield UserMessage(session_id=sid, time=time, text="\n".join(typed))
+            yield UserMessage(session_id=sid, time=time, text="\n".join(typed), source=line.source)
 
     # -- hook payloads ----------------------------------------------------------------------------------
 
@@ -443,7 +444,7 @@ class _Reader:
             session, opened = self._open(sid, line.source)
             yield from opened
             yield from self._close_pending(sid, session)
-            yield UserMessage(session_id=sid, text=prompt)
+            yield UserMessage(session_id=sid, text=prompt, source=line.source)
         elif event == "PreToolUse":
             yield from self._pre_tool_use(sid, obj, line)
         elif event in ("PostToolUse", "PostToolUseFailure"):
@@ -470,7 +471,7 @@ class _Reader:
             # earlier ones have run (a sub-agent call does not: its Task is still running).
             yield from self._close_pending(sid, session, keep=_AGENT_TOOLS)
         arguments = obj.get("tool_input")
-        yield self._call(sid, session, call_id, name, arguments)
+        yield self._call(sid, session, call_id, name, arguments, None, line.source)
         session.pending[call_id] = _Pending(name, _input_key(arguments))
 
     def _post_tool_use(self, sid: str, obj: dict[str, Any], line: _Line, failed: bool) -> Iterator[Record]:
@@ -494,18 +495,19 @@ class _Reader:
         if call_id is None:
             # No PreToolUse was logged for it: the call is known from this payload alone.
             call_id = given or f"{_MADE_UP_HOOK_ID}{line.lineno}"
-            yield self._call(sid, session, call_id, name, arguments)
+            yield self._call(sid, session, call_id, name, arguments, None, line.source)
         session.pending.pop(call_id, None)
         session.answered.add(call_id)
         if failed:
             error = obj.get("error", obj.get("error_message"))
-            yield ToolResult(session_id=sid, call_id=call_id, result=_result_value(error), is_error=True)
+            result, is_error = _result_value(error), True
         else:
-            yield ToolResult(session_id=sid, call_id=call_id, result=_result_value(obj.get("tool_response")))
+            result, is_error = _result_value(obj.get("tool_response")), False
+        yield ToolResult(session_id=sid, call_id=call_id, result=result, is_error=is_error, source=line.source)
 
     @staticmethod
     def _call(
-        sid: str, session: _Session, call_id: str, name: str, arguments: Any, time: datetime | None = None
+        sid: str, session: _Session, call_id: str, name: str, arguments: Any, time: datetime | None, source: str
     ) -> ToolCall:
         session.requested.add(call_id)
         server, tool = server_and_tool(name)
@@ -516,6 +518,7 @@ class _Reader:
             server=server,
             tool=tool,
             arguments=arguments if isinstance(arguments, dict) else None,
+            source=source,
         )
 
     @staticmethod

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import io
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import IO
 
 from monitor.ingest._agentdojo import is_archive, read_agentdojo
 from monitor.ingest._claude_code import is_subagent_transcript, read_claude_code
 from monitor.ingest._claude_code import sniff as sniff_claude_code
 from monitor.ingest._hook_store import read_hook_store
 from monitor.ingest._hook_store import sniff as sniff_hook_store
-from monitor.ingest._jsonl import read_jsonl
+from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
 from monitor.ingest._mcp import read_mcp
 from monitor.ingest._mcp import sniff as sniff_mcp
 from monitor.ingest._otlp import read_otlp
@@ -20,6 +24,12 @@ from monitor.ingest._otlp import sniff as sniff_otlp
 from monitor.models import Record, RecordError, RecordStream
 
 _SNIFF_BYTES = 65536
+STDIN_PATH = "-"
+STDIN_NAME = "<stdin>"
+# Standard input in a format other than native JSONL is buffered in a temporary file (the readers of those
+# formats need a file: SQLite, archives, whole-file JSON); this bounds that file.
+MAX_STDIN_BYTES = 2 * 1024**3
+_COPY_BLOCK = 1 << 20
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".sqlite3")
 
 
@@ -89,7 +99,10 @@ class InputStream(Iterator[Record]):
     def _read(self, paths: Iterable[Path], input_format: InputFormat) -> RecordStream:
         for path in paths:
             self.current = str(path)
-            if not path.exists():
+            if str(path) == STDIN_PATH:
+                self.current = STDIN_NAME
+                yield from _read_stdin(sys.stdin.buffer, input_format)
+            elif not path.exists():
                 yield RecordError(source=str(path), message="no such file or folder")
             elif path.is_dir() and not is_archive(path):
                 yield from self._read_folder(path, input_format)
@@ -112,6 +125,10 @@ class InputStream(Iterator[Record]):
 def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.AUTO) -> InputStream:
     """Stream records from every path, in order. Unreadable paths become :class:`RecordError` records.
 
+    The path ``-`` is standard input, named ``<stdin>`` in errors and sources, its format told from its content
+    like a file's. Native JSONL is streamed as it arrives; any other format is first copied to a temporary file
+    (deleted afterwards) of at most :data:`MAX_STDIN_BYTES` bytes: larger input is one error, give it as a file.
+
     The stream's :attr:`InputStream.current` names the file being read, for errors found downstream.
     """
     return InputStream(paths, input_format)
@@ -125,3 +142,94 @@ def _read_file(path: Path, input_format: InputFormat, root: Path) -> RecordStrea
         )
         return
     yield from _READERS[fmt].read(path, root)
+
+
+def _read_stdin(stdin: IO[bytes], input_format: InputFormat) -> RecordStream:
+    try:
+        head = stdin.read(_SNIFF_BYTES)
+    except OSError as exc:
+        yield RecordError(source=STDIN_NAME, message=f"cannot read standard input: {exc.strerror or exc}")
+        return
+    fmt = input_format if input_format is not InputFormat.AUTO else _sniff_head(head)
+    if fmt is None:
+        yield RecordError(
+            source=STDIN_NAME, message="cannot tell the input format from the content; name it with --input-format"
+        )
+        return
+    if fmt is InputFormat.JSONL:  # streamed: a pipe of any length, nothing buffered
+        yield from read_jsonl_stream(io.BufferedReader(_Rejoined(head, stdin)), STDIN_NAME)
+        return
+    with tempfile.TemporaryDirectory(prefix="trifecta-stdin-") as folder:
+        spooled = Path(folder) / ("stdin" + _stdin_suffix(head))
+        try:
+            complete = _spool(head, stdin, spooled)
+        except OSError as exc:
+            yield RecordError(source=STDIN_NAME, message=f"cannot buffer standard input: {exc.strerror or exc}")
+            return
+        if not complete:
+            yield RecordError(
+                source=STDIN_NAME,
+                message=f"standard input ({fmt.value}) is over {MAX_STDIN_BYTES} bytes; give it as a file",
+            )
+            return
+        yield from _renamed(_READERS[fmt].read(spooled, Path(folder)), str(spooled))
+
+
+def _sniff_head(head: bytes) -> InputFormat | None:
+    if _stdin_suffix(head) != ".json":
+        return InputFormat.AGENTDOJO
+    return next((fmt for fmt, reader in _READERS.items() if reader.sniff(head)), None)
+
+
+def _stdin_suffix(head: bytes) -> str:
+    if head.startswith(b"\x1f\x8b"):
+        return ".tar.gz"
+    if head[257:262] == b"ustar":
+        return ".tar"
+    return ".json"
+
+
+def _spool(head: bytes, stdin: IO[bytes], path: Path) -> bool:
+    """Copy standard input to ``path``; False (and nothing more is read) when it exceeds the bound."""
+    size = len(head)
+    if size > MAX_STDIN_BYTES:
+        return False
+    with path.open("wb") as out:
+        out.write(head)
+        while block := stdin.read(_COPY_BLOCK):
+            size += len(block)
+            if size > MAX_STDIN_BYTES:
+                return False
+            out.write(block)
+    return True
+
+
+def _renamed(records: RecordStream, spooled: str) -> RecordStream:
+    """Name the temporary copy of standard input ``<stdin>`` wherever a record names where it was read."""
+    for record in records:
+        source = getattr(record, "source", None)
+        if isinstance(source, str) and source.startswith(spooled):
+            record = record.model_copy(update={"source": STDIN_NAME + source[len(spooled) :]})
+        yield record
+
+
+class _Rejoined(io.RawIOBase):
+    """The bytes already read from a stream (its head), then the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        read = getattr(self._rest, "read1", self._rest.read)
+        data: bytes = read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)

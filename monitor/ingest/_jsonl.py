@@ -43,6 +43,8 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
             continue
         for problem in problems:
             yield RecordError(source=source, message=f"{problem.where or 'line'}: {problem.message}")
+        if isinstance(value, dict):
+            value["source"] = source  # where the line is, whatever the line says about itself
         try:
             event = EVENT_ADAPTER.validate_python(value)
         except ValidationError as exc:

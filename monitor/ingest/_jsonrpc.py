@@ -41,6 +41,9 @@ TIME_KEYS = ("timestamp", "time", "ts")
 SESSION_KEYS = ("session", "session_id", "sessionId", "mcp_session_id", "mcpSessionId")
 SERVER_KEYS = ("server", "server_name", "serverName")
 
+IdKey = tuple[str, Any]
+"""A JSON-RPC id made hashable and type-exact: ``("n", 1)`` and ``("s", "1")`` are different ids."""
+
 
 class Peer(Enum):
     """A side of an MCP connection: who sent a message, or who sent the request a response answers."""
@@ -137,3 +140,37 @@ def announced_server(result: Any, *, initialize: bool) -> str | None:
         info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
     name = info.get("name") if isinstance(info, dict) else None
     return name if isinstance(name, str) and name else None
+
+
+def read_id_key(value: Any) -> IdKey | None:
+    """Return a JSON-RPC id as an :data:`IdKey`; None for what is not an id (a bool, null, an object)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, int | float):
+        return ("n", value)
+    return None
+
+
+def format_id(key: IdKey) -> str:
+    """Return an id as text, as call ids and messages show it (``7`` for ``7.0``)."""
+    kind, value = key
+    if kind == "n" and isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def describe_error(error: Any) -> str:
+    """Return a JSON-RPC error object as text for a message."""
+    if isinstance(error, dict):
+        return f"error {error.get('code')}: {error.get('message')}"
+    return f"error {error!r}"
+
+
+def strip_log_suffix(name: str) -> str:
+    """Return a file name without its log suffix (:data:`LOG_SUFFIXES`), unless that leaves nothing."""
+    for suffix in LOG_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name

@@ -62,12 +62,17 @@ from monitor.ingest._jsonrpc import (
     SERVER_KEYS,
     SESSION_KEYS,
     TIME_KEYS,
+    IdKey,
     Peer,
     announced_server,
+    describe_error,
     first_name,
+    format_id,
     is_log_line,
     is_message,
     parse_direction,
+    read_id_key,
+    strip_log_suffix,
 )
 from monitor.models import RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.spans import decode_json_record
@@ -120,8 +125,8 @@ def read_mcp(path: Path, root: Path | None = None, max_open_sessions: int = DEFA
         relative = PurePosixPath(*path.relative_to(base).parts)
     except ValueError:
         relative = PurePosixPath(path.name)
-    session = _strip_suffix(str(relative))
-    server = _strip_suffix(path.name)
+    session = strip_log_suffix(str(relative))
+    server = strip_log_suffix(path.name)
     yield from stream_file(path, read_mcp_stream, session, server, max_open_sessions)
 
 
@@ -149,9 +154,6 @@ def read_mcp_stream(
 
 # -- state -------------------------------------------------------------------------------------------------
 
-IdKey = tuple[str, Any]
-"""A JSON-RPC id made hashable and type-exact: ``("n", 1)`` and ``("s", "1")`` are different ids."""
-
 
 @dataclass
 class _Request:
@@ -175,6 +177,7 @@ class _Connection:
     cancelled: OrderedDict[tuple[Peer, IdKey], None] = field(default_factory=OrderedDict)
     pages: list[Any] | None = None
     pages_time: datetime | None = None
+    pages_source: str | None = None
     listed: bytes | None = None
 
 
@@ -192,6 +195,7 @@ class _Envelope:
     server: str | None
     sender: Peer | None
     time: datetime | None
+    source: str
 
 
 class _LogReader:
@@ -217,13 +221,13 @@ class _LogReader:
             return
         yield from (RecordError(source=source, message=f"{p.where or 'line'}: {p.message}") for p in found)
         if isinstance(doc, list):
-            yield from self._read_payload(lineno, _Envelope(self.default_session, None, None, None), doc)
+            yield from self._read_payload(lineno, _Envelope(self.default_session, None, None, None, source), doc)
             return
         if not isinstance(doc, dict):
             yield RecordError(source=source, message="not a JSON-RPC message, a batch or a wrapper object")
             return
         problems: list[str] = []
-        envelope = self._read_envelope(doc, problems)
+        envelope = self._read_envelope(doc, problems, source)
         for problem in problems:
             yield RecordError(source=source, message=problem)
         if envelope is None:
@@ -250,7 +254,7 @@ class _LogReader:
             yield from (RecordError(source=source, message=f"/{key} (text){p.where}: {p.message}") for p in found)
         yield from self._read_payload(lineno, envelope, payload)
 
-    def _read_envelope(self, doc: dict[str, Any], problems: list[str]) -> _Envelope | None:
+    def _read_envelope(self, doc: dict[str, Any], problems: list[str], source: str) -> _Envelope | None:
         try:
             session = first_name(doc, SESSION_KEYS)
             server = first_name(doc, SERVER_KEYS)
@@ -270,7 +274,7 @@ class _LogReader:
                 time = _TIME_ADAPTER.validate_python(doc[time_key])
             except ValidationError:
                 problems.append(f"unreadable {time_key} {doc[time_key]!r}; read without a time")
-        return _Envelope(session or self.default_session, server or None, sender, time)
+        return _Envelope(session or self.default_session, server or None, sender, time, source)
 
     def _read_user_message(self, lineno: int, envelope: _Envelope, doc: dict[str, Any]) -> RecordStream:
         text = doc.get("text")
@@ -278,7 +282,7 @@ class _LogReader:
             yield RecordError(source=f"{self.name}:{lineno}", message="user_message line without a 'text' string")
             return
         yield from self._open_session(envelope.session, lineno)
-        yield UserMessage(session_id=envelope.session, time=envelope.time, text=text)
+        yield UserMessage(session_id=envelope.session, time=envelope.time, text=text, source=envelope.source)
 
     def _read_payload(self, lineno: int, envelope: _Envelope, payload: Any) -> RecordStream:
         source = f"{self.name}:{lineno}"
@@ -299,7 +303,7 @@ class _LogReader:
             yield RecordError(source=source, message=f"{where}not a JSON-RPC message")
             return
         has_id = message.get("id") is not None
-        id_key = _id_key(message.get("id"))
+        id_key = read_id_key(message.get("id"))
         if has_id and id_key is None:
             yield RecordError(source=source, message=f"{where}id {message['id']!r} is neither a string nor a number")
             return
@@ -319,7 +323,7 @@ class _LogReader:
             if "result" in message and "error" in message:
                 yield RecordError(source=source, message=f"{where}response with both 'result' and 'error'; skipped")
             elif id_key is None:
-                detail = _error_text(message.get("error")) if "error" in message else "a result"
+                detail = describe_error(message.get("error")) if "error" in message else "a result"
                 yield RecordError(source=source, message=f"{where}response without an id ({detail}); skipped")
             else:
                 yield from self._read_response(lineno, envelope, connection, message, id_key, where)
@@ -344,7 +348,7 @@ class _LogReader:
                 envelope.session, previous, f"its id was reused at line {lineno} before a response arrived"
             )
         params = message.get("params")
-        request = _Request(method=method, line=lineno, id_text=_id_text(id_key))
+        request = _Request(method=method, line=lineno, id_text=format_id(id_key))
         if method == "tools/list":
             request.cursor = isinstance(params, dict) and params.get("cursor") is not None
             if not request.cursor:
@@ -372,6 +376,7 @@ class _LogReader:
                     server=self._server_of(connection),
                     tool=name,
                     arguments=arguments,
+                    source=envelope.source,
                 )
         connection.requests[key] = request
 
@@ -393,7 +398,7 @@ class _LogReader:
                 return  # the protocol allows a response to cross its cancellation: ignore it
             yield RecordError(
                 source=source,
-                message=f"{where}response to id {_id_text(id_key)}, which no open request of this session "
+                message=f"{where}response to id {format_id(id_key)}, which no open request of this session "
                 f"(server {self._server_of(connection)!r}) sent; ignored",
             )
             return
@@ -408,6 +413,7 @@ class _LogReader:
                     call_id=request.call_id,
                     result=message["error"],
                     is_error=True,
+                    source=envelope.source,
                 )
             else:
                 is_error = isinstance(result, dict) and result.get("isError") is True
@@ -417,6 +423,7 @@ class _LogReader:
                     call_id=request.call_id,
                     result=result,
                     is_error=is_error,
+                    source=envelope.source,
                 )
         elif request.method == "tools/list":
             if "error" in message:
@@ -432,7 +439,7 @@ class _LogReader:
         if method != "notifications/cancelled":
             return  # list_changed needs nothing: the next listing is compared with the last one anyway
         params = message.get("params")
-        id_key = _id_key(params.get("requestId")) if isinstance(params, dict) else None
+        id_key = read_id_key(params.get("requestId")) if isinstance(params, dict) else None
         if id_key is None:
             return
         # The side that cancels is the side that sent the request.
@@ -446,7 +453,12 @@ class _LogReader:
             connection.cancelled.popitem(last=False)
         if request.call_id is not None:
             yield ToolResult(
-                session_id=envelope.session, time=envelope.time, call_id=request.call_id, result=None, is_error=True
+                session_id=envelope.session,
+                time=envelope.time,
+                call_id=request.call_id,
+                result=None,
+                is_error=True,
+                source=envelope.source,
             )
 
     # -- tool listings ---------------------------------------------------------------------------------------
@@ -458,6 +470,7 @@ class _LogReader:
             yield from self._flush_pages(envelope.session, connection)
         connection.pages = [*(connection.pages or []), *result["tools"]]
         connection.pages_time = envelope.time
+        connection.pages_source = envelope.source
         next_cursor = result.get("nextCursor")
         if not (isinstance(next_cursor, str) and next_cursor):
             yield from self._flush_pages(envelope.session, connection)
@@ -472,7 +485,11 @@ class _LogReader:
             return
         connection.listed = digest
         yield ToolsListed(
-            session_id=session, time=connection.pages_time, server=self._server_of(connection), tools=tools
+            session_id=session,
+            time=connection.pages_time,
+            server=self._server_of(connection),
+            tools=tools,
+            source=connection.pages_source,
         )
 
     # -- sessions --------------------------------------------------------------------------------------------
@@ -540,7 +557,7 @@ class _LogReader:
             message=f"{what} (id {request.id_text}) got no response: {why}{counted}",
         )
         if request.call_id is not None:
-            yield ToolResult(session_id=sid, call_id=request.call_id, result=None)
+            yield ToolResult(session_id=sid, call_id=request.call_id, result=None, source=f"{self.name}:{request.line}")
 
     def _end_session(self, sid: str) -> RecordStream:
         session = self.sessions.pop(sid)
@@ -567,33 +584,3 @@ def _request_origin(method: str, sender: Peer | None) -> Peer:
     if method.startswith(_SERVER_METHOD_PREFIXES):
         return Peer.SERVER
     return sender or Peer.CLIENT
-
-
-def _id_key(value: Any) -> IdKey | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        return ("s", value)
-    if isinstance(value, int | float):
-        return ("n", value)
-    return None
-
-
-def _id_text(key: IdKey) -> str:
-    kind, value = key
-    if kind == "n" and isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _error_text(error: Any) -> str:
-    if isinstance(error, dict):
-        return f"error {error.get('code')}: {error.get('message')}"
-    return f"error {error!r}"
-
-
-def _strip_suffix(name: str) -> str:
-    for suffix in LOG_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return name

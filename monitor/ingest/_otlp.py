@@ -71,16 +71,18 @@ def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]
     """Stream the session events of OTLP JSON read from ``fh``; ``name`` names it in errors, ``bounds`` go to
     the :class:`SpanAssembler`."""
     assembler = SpanAssembler(**bounds)
-    for item in iter_documents(fh, name):
+    for item in _documents(fh, name):
         if isinstance(item, RecordError):
             yield item
             continue
-        source, document = item
-        for span in decode_export(document, source):
+        # A span of a document on one line is named by the line; of a whole (pretty-printed) document, by
+        # its place in it: ``file#resourceSpans/0/scopeSpans/0/spans/2``.
+        source, document, whole = item
+        for span in _decode_spans(document, source):
             if isinstance(span, RecordError):
                 yield span
             else:
-                assembler.add(span, source)
+                assembler.add(span[0], f"{name}#{span[1]}" if whole else source)
         yield from assembler.drain()
     yield from assembler.finish()
 
@@ -90,6 +92,12 @@ _BOM = b"\xef\xbb\xbf"
 
 def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | RecordError]:
     """Yield ``(source, parsed JSON)`` per document, or a :class:`RecordError` for a line that is not JSON."""
+    for item in _documents(fh, name):
+        yield item if isinstance(item, RecordError) else item[:2]
+
+
+def _documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any, bool] | RecordError]:
+    """As :func:`iter_documents`, each document with True when it was read whole (pretty-printed)."""
     empty = True
     for lineno, line in iter_lines(fh):
         if lineno == 1 and line.startswith(_BOM):
@@ -102,7 +110,7 @@ def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | Recor
             if not line:
                 continue
         try:
-            yield from _document(f"{name}:{lineno}", line)
+            yield from _document(f"{name}:{lineno}", line, False)
         except orjson.JSONDecodeError as exc:
             # A first document that does not end on its line is pretty-printed: read it whole.
             if empty and isinstance(line, bytes) and line[-1:] in (b"{", b"["):
@@ -114,17 +122,17 @@ def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | Recor
         yield RecordError(source=name, message="empty file: no OTLP document in it")
 
 
-def _document(source: str, text: bytes | bytearray) -> Iterator[tuple[str, Any] | RecordError]:
+def _document(source: str, text: bytes | bytearray, whole: bool) -> Iterator[tuple[str, Any, bool] | RecordError]:
     """One decoded document, after the errors of its repeated keys and too deep nesting."""
     document, problems = decode_json_record(text)
     for problem in problems:
         yield RecordError(source=source, message=f"{problem.where or 'document'}: {problem.message}")
-    yield source, document
+    yield source, document, whole
 
 
-def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[tuple[str, Any] | RecordError]:
+def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[tuple[str, Any, bool] | RecordError]:
     try:
-        yield from _document(f"{name}:{first_line}", data)
+        yield from _document(f"{name}:{first_line}", data, True)
     except orjson.JSONDecodeError as exc:
         yield RecordError(source=f"{name}:{first_line + exc.lineno - 1}", message=f"not JSON: {exc.msg}")
 
@@ -135,6 +143,12 @@ class _MalformedError(ValueError):
 
 def decode_export(document: Any, source: str) -> Iterator[SpanRecord | RecordError]:
     """Decode one ``ExportTraceServiceRequest`` (or a list of them) into spans; bad parts become errors."""
+    for item in _decode_spans(document, source):
+        yield item if isinstance(item, RecordError) else item[0]
+
+
+def _decode_spans(document: Any, source: str) -> Iterator[tuple[SpanRecord, str] | RecordError]:
+    """The spans of a document, each with its place in it (``resourceSpans/0/scopeSpans/0/spans/2``)."""
     if isinstance(document, list):
         for i, part in enumerate(document):
             yield from _decode_request(part, source, f"[{i}]/")
@@ -142,7 +156,7 @@ def decode_export(document: Any, source: str) -> Iterator[SpanRecord | RecordErr
         yield from _decode_request(document, source, "")
 
 
-def _decode_request(document: Any, source: str, where: str) -> Iterator[SpanRecord | RecordError]:
+def _decode_request(document: Any, source: str, where: str) -> Iterator[tuple[SpanRecord, str] | RecordError]:
     if not isinstance(document, dict):
         yield RecordError(source=source, message=f"{where or 'document'}: not a JSON object; skipped")
         return
@@ -180,16 +194,16 @@ def _decode_request(document: Any, source: str, where: str) -> Iterator[SpanReco
                 yield RecordError(source=source, message=f"{path}/{scope_key}/{si}: no list of spans; skipped")
                 continue
             for pi, span in enumerate(spans):
-                where = f"{path}/{scope_key}/{si}/spans/{pi}"
+                place = f"{path}/{scope_key}/{si}/spans/{pi}"
                 problems: list[str] = []
                 try:
                     record = _decode_span(span, resource_attributes, problems)
                 except _MalformedError as exc:
-                    yield RecordError(source=source, message=f"{where}: {exc}; span skipped")
+                    yield RecordError(source=source, message=f"{place}: {exc}; span skipped")
                     continue
                 for problem in problems:
-                    yield RecordError(source=source, message=f"{where}: {problem}")
-                yield record
+                    yield RecordError(source=source, message=f"{place}: {problem}")
+                yield record, place
 
 
 def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:

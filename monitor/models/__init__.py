@@ -13,6 +13,8 @@ from monitor.models._decisions import (
     Evidence,
     EvidenceKind,
     Level,
+    PathRole,
+    PathStep,
     Reason,
 )
 from monitor.models._events import (
@@ -34,6 +36,8 @@ from monitor.models._evidence import (
     Origin,
     Transform,
 )
+from monitor.models._flows import FLOW_TEXT_LIMIT, Flow, describe_flows, find_path_steps
+from monitor.models._graph import graph_to_node_link, name_graph_file, write_graphml
 from monitor.models._legs import (
     ALL_LEGS,
     LEG_ORDER,
@@ -48,7 +52,18 @@ from monitor.models._names import CLAUDE_CODE_SERVER, split_mcp_name
 from monitor.models._notices import AlertRaised, CallDecided, LevelChanged
 from monitor.models._overrides import OverrideMatch, PinMismatch, SessionFacts, ToolContext
 from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
-from monitor.models._reports import CallReport, SessionReport, build_graph, export_node_link
+from monitor.models._reports import (
+    ARGUMENT_DEPTH_LIMIT,
+    ARGUMENT_KEY_LIMIT,
+    ARGUMENT_TEXT_LIMIT,
+    ARGUMENT_VALUE_LIMIT,
+    MAX_GRAPH_CALLS,
+    CallReport,
+    SessionReport,
+    bound_arguments,
+    build_graph,
+    export_node_link,
+)
 from monitor.models._summary import AnalysisSummary
 from monitor.models._tools import (
     ANNOTATION_MEMBERS,
@@ -66,6 +81,10 @@ __all__ = [
     "ALERT_SEVERITY",
     "ALL_LEGS",
     "ANNOTATION_MEMBERS",
+    "ARGUMENT_DEPTH_LIMIT",
+    "ARGUMENT_KEY_LIMIT",
+    "ARGUMENT_TEXT_LIMIT",
+    "ARGUMENT_VALUE_LIMIT",
     "Action",
     "Alert",
     "AlertKind",
@@ -85,7 +104,9 @@ __all__ = [
     "Event",
     "Evidence",
     "EvidenceKind",
+    "FLOW_TEXT_LIMIT",
     "Finding",
+    "Flow",
     "FragmentMatch",
     "HINT_MEMBERS",
     "LEG_ORDER",
@@ -94,8 +115,11 @@ __all__ = [
     "LegSource",
     "Level",
     "LevelChanged",
+    "MAX_GRAPH_CALLS",
     "Origin",
     "OverrideMatch",
+    "PathRole",
+    "PathStep",
     "PinMismatch",
     "Posture",
     "Provenance",
@@ -115,11 +139,17 @@ __all__ = [
     "ToolsListed",
     "Transform",
     "UserMessage",
+    "bound_arguments",
     "build_event_schema",
     "build_graph",
+    "describe_flows",
     "export_node_link",
+    "find_path_steps",
+    "graph_to_node_link",
     "hash_definition",
+    "name_graph_file",
     "parse_tool",
     "sort_legs",
     "split_mcp_name",
+    "write_graphml",
 ]

@@ -137,6 +137,35 @@ ALERT_SEVERITY: dict[AlertKind, Severity] = {
 }
 
 
+class PathRole(StrEnum):
+    """What a call is on an alert's path: where untrusted content or private data came in, a call the data
+    passed through, or the call that sent it out."""
+
+    UNTRUSTED_SOURCE = "untrusted-source"
+    PRIVATE_SOURCE = "private-source"
+    RELAY = "relay"
+    SINK = "sink"
+
+
+class PathStep(BaseModel):
+    """One call on an alert's path: its id, tool, server and index in the session, and its role.
+
+    ``via`` says how the data reached the next step (``to``): ``flows_to:<evidence kinds>`` (evidence links this
+    call's output to that call's arguments, e.g. ``flows_to:fragment+secret``) or ``order`` (no evidence edge:
+    the later call merely came after it, with this call's content in the context); empty on the sink."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call_id: str
+    tool: str
+    server: str
+    index: int
+    role: PathRole
+    via: str = ""
+    to: str = ""
+    """The id of the call the data went to next (empty on the sink)."""
+
+
 class Alert(BaseModel):
     """An alert raised in a session, with the call path and the evidence behind it."""
 
@@ -148,3 +177,6 @@ class Alert(BaseModel):
     message: str
     path: tuple[str, ...] = ()
     evidence: tuple[Evidence, ...] = ()
+    steps: tuple[PathStep, ...] = ()
+    """The path found by a search on the capability graph, from the untrusted and private sources to the sink
+    (trifecta, exfiltration and hijack alerts; empty otherwise)."""

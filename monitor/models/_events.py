@@ -16,6 +16,10 @@ class _Event(BaseModel):
 
     session_id: str = Field(min_length=1)
     time: datetime | None = None
+    source: str | None = None
+    """Where the record was read, set by the reader (never taken from the record): ``file:line`` for line
+    formats, ``archive!member#messages/N`` or ``file#messages/N`` for AgentDojo runs, ``file#<pointer>`` for a
+    span of a single OTLP document, ``file#seq=N`` for the hook store; None for events made in memory."""
 
 
 class ToolsListed(_Event):

@@ -106,6 +106,7 @@ def alert_on_decision(state: SessionState, decision: Decision, call_backed: froz
             decision.call_id,
             f"untrusted content chose the target or content of a steered action; action {decision.action.value}",
             path=state.path_to(decision.call_id, steering),
+            steps=state.steps_to(decision.call_id, steering),
             evidence=tuple(steering),
         )
     if decision.level.rank < Level.TRIFECTA.rank:
@@ -127,6 +128,7 @@ def alert_on_decision(state: SessionState, decision: Decision, call_backed: froz
         f"{message}; action {decision.action.value}",
         severity=severity,
         path=state.path_to(decision.call_id, decision.evidence),
+        steps=state.steps_to(decision.call_id, decision.evidence),
         evidence=decision.evidence,
     )
     state.trifecta_alerted = True

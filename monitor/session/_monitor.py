@@ -295,7 +295,10 @@ class SessionMonitor:
             elif isinstance(event, UserMessage):
                 self.observe_user_message(event.session_id, event.text)
             elif isinstance(event, ToolCall):
-                return self.before_call(event.session_id, event.server, event.tool, event.arguments, event.call_id)
+                decision = self.before_call(event.session_id, event.server, event.tool, event.arguments, event.call_id)
+                stamp = (decision.call_id, event.time, getattr(event, "source", None))
+                self._run("observe", event.session_id, lambda s: s.stamp_call(*stamp), _nothing)
+                return decision
             elif isinstance(event, ToolResult):
                 self.after_call(event.session_id, event.call_id, event.result, event.is_error)
             elif isinstance(event, AssistantMessage):

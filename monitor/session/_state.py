@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from monitor.evidence import ContentIndex
@@ -21,9 +22,14 @@ from monitor.models import (
     Leg,
     Level,
     LevelChanged,
+    Origin,
+    PathStep,
     SessionReport,
     Severity,
     ToolDefinition,
+    bound_arguments,
+    describe_flows,
+    find_path_steps,
     sort_legs,
 )
 
@@ -56,6 +62,11 @@ class CallRecord:
     rule_ids: tuple[str, ...]
     decision: Decision
     answered: bool = False
+    # Set from the event when the call was observed as one (``SessionMonitor.observe``): then the report
+    # carries its time, its source and its (bounded) arguments.
+    observed: bool = False
+    time: datetime | None = None
+    source: str | None = None
 
     def to_report(self) -> CallReport:
         """Return the record frozen into a :class:`CallReport`."""
@@ -67,6 +78,9 @@ class CallRecord:
             legs=tuple(sort_legs(self.classification.legs)),
             provenance=self.classification.provenance,
             decision=self.decision,
+            source=self.source,
+            time=self.time,
+            arguments=bound_arguments(self.arguments) if self.observed else None,
         )
 
 
@@ -133,6 +147,12 @@ class SessionState:
                 )
             )
 
+    def stamp_call(self, call_id: str, time: datetime | None, source: str | None) -> None:
+        """Note that a call was observed as an event, with the event's time and source (where it was read)."""
+        record = self.by_id.get(call_id)
+        if record is not None:
+            record.observed, record.time, record.source = True, time, source
+
     def raise_level(self, level: Level, call_id: str | None) -> None:
         """Levels only go up; remember the call that raised the session to its level."""
         if level.rank > self.level.rank:
@@ -159,6 +179,23 @@ class SessionState:
         private = sources or [self.legs.get(Leg.PRIVATE_DATA, "")]
         path = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *private, call_id]
         return tuple(dict.fromkeys(p for p in path if p))
+
+    def steps_to(self, call_id: str, evidence: Iterable[Evidence] = ()) -> tuple[PathStep, ...]:
+        """Return the path of an alert on this call, searched on the session's data flow: from the untrusted
+        sources (the call that first brought untrusted content, the calls whose untrusted content steered the
+        call or suggested its destination) and the private sources (as in :meth:`path_to`) to this call."""
+        items = tuple(evidence)
+        record = self.by_id.get(call_id)
+        suggested = [
+            flow.source
+            for flow in (describe_flows(record) if record is not None else ())
+            if flow.evidence == "destination-origin" and flow.transform == Origin.ATTACKER
+        ]
+        steering = [e.from_call for e in items if e.kind is EvidenceKind.STEERING and e.from_call]
+        untrusted = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *steering, *suggested]
+        fragments = [e.from_call for e in items if e.kind is EvidenceKind.FRAGMENT and e.from_call]
+        private = fragments or [self.legs.get(Leg.PRIVATE_DATA, "")]
+        return find_path_steps(self.by_id, call_id, untrusted, private)
 
     def to_report(self) -> SessionReport:
         """Return the state frozen into a :class:`SessionReport`."""

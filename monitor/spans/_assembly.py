@@ -37,6 +37,7 @@ class MergedCall:
     start_ns: int | None
     end_ns: int | None
     span_ids: tuple[str, ...]
+    source: str | None = None
 
 
 # Order of events at the same instant: a session's tools and user words come before what the agent does.
@@ -55,6 +56,7 @@ class TraceItem(NamedTuple):
     rank: int
     seq: int
     payload: MergedCall | str | ToolList
+    source: str | None = None
 
     @property
     def starts_call(self) -> bool:
@@ -157,18 +159,19 @@ def assemble_trace(
             links[m] = SpanLink(spans[m].parent_id, sessions[m], call.tool, call.call_id)
         start = call.start_ns or 0
         end = call.end_ns if call.end_ns is not None else start
-        items.append(TraceItem(call.session_id, start, _RANK_CALL, seq, call))
-        items.append(TraceItem(call.session_id, end, _RANK_RESULT if end > start else _RANK_OWN_RESULT, seq + 1, call))
+        items.append(TraceItem(call.session_id, start, _RANK_CALL, seq, call, call.source))
+        rank = _RANK_RESULT if end > start else _RANK_OWN_RESULT
+        items.append(TraceItem(call.session_id, end, rank, seq + 1, call, call.source))
         seq += 2
     for span_id, facts in spans.items():
         if span_id not in links:
             links[span_id] = SpanLink(facts.parent_id, sessions[span_id], None, None)
         start = facts.start_ns or 0
         for tool_list in facts.tool_lists:
-            items.append(TraceItem(sessions[span_id], start, _RANK_TOOLS, seq, tool_list))
+            items.append(TraceItem(sessions[span_id], start, _RANK_TOOLS, seq, tool_list, facts.source))
             seq += 1
         for text in facts.user_texts:
-            items.append(TraceItem(sessions[span_id], start, _RANK_USER, seq, text))
+            items.append(TraceItem(sessions[span_id], start, _RANK_USER, seq, text, facts.source))
             seq += 1
     items.sort(key=lambda item: (item.time_ns, item.rank, item.seq))
     return TraceAssembly(items=items, links=links, calls=calls)
@@ -299,4 +302,5 @@ def _merge(members: list[str], spans: Mapping[str, SpanFacts], sessions: Mapping
         start_ns=min(starts) if starts else None,
         end_ns=max(ends) if ends else None,
         span_ids=tuple(members),
+        source=spans[members[0]].source,
     )

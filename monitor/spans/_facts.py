@@ -79,6 +79,8 @@ class SpanFacts:
     tool_lists: tuple[ToolList, ...] = ()
     size: int = _FACTS_SIZE
     """A rough count of the bytes kept: what bounds the buffer, with the count of spans."""
+    source: str | None = None
+    """Where the span was read (``file:line`` or ``file#<pointer>``): the ``source`` of its events."""
 
 
 class ParseCache:

@@ -116,7 +116,8 @@ class SpanAssembler:
         return self._buffered_bytes
 
     def add(self, record: SpanRecord, source: str) -> None:
-        """Buffer one span; ``source`` (``file:line``) names where it came from in later errors."""
+        """Buffer one span; ``source`` (``file:line`` or ``file#<pointer>``) names where it came from, in its
+        events and in later errors."""
         self._clock += 1
         trace_id = record.trace_id
         trace = self._traces.get(trace_id)
@@ -131,6 +132,7 @@ class SpanAssembler:
         if remembered is not None and record.span_id in remembered:
             return
         facts = extract_span_facts(record, self._cache)
+        facts.source = source
         trace.spans[record.span_id] = facts
         trace.size += facts.size
         self._buffered += 1
@@ -240,7 +242,12 @@ def _build_event(item: TraceItem, session: _OpenSession) -> Event | None:
     payload = item.payload
     time = _time(item.time_ns)
     if isinstance(payload, MergedCall):
-        common: dict[str, Any] = {"session_id": item.session_id, "time": time, "call_id": payload.call_id}
+        common: dict[str, Any] = {
+            "session_id": item.session_id,
+            "time": time,
+            "call_id": payload.call_id,
+            "source": item.source,
+        }
         if item.starts_call:
             return ToolCall(**common, server=payload.server, tool=payload.tool, arguments=payload.arguments)
         return ToolResult(**common, result=payload.result, is_error=payload.is_error)
@@ -248,7 +255,7 @@ def _build_event(item: TraceItem, session: _OpenSession) -> Event | None:
         if payload in session.user_texts:
             return None
         session.user_texts.add(payload)
-        return UserMessage(session_id=item.session_id, time=time, text=payload)
+        return UserMessage(session_id=item.session_id, time=time, text=payload, source=item.source)
     server, tools = payload
     try:
         digest = hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str))
@@ -258,7 +265,7 @@ def _build_event(item: TraceItem, session: _OpenSession) -> Event | None:
     if key in session.tool_lists:
         return None
     session.tool_lists.add(key)
-    return ToolsListed(session_id=item.session_id, time=time, server=server, tools=list(tools))
+    return ToolsListed(session_id=item.session_id, time=time, server=server, tools=list(tools), source=item.source)
 
 
 def _time(ns: int) -> datetime | None:

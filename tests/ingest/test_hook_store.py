@@ -8,13 +8,14 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
 from monitor.cli import main
-from monitor.ingest import InputFormat, RecordError, SessionEnd, detect_format, read_hook_store, read_inputs
+from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, detect_format, read_hook_store, read_inputs
 from monitor.models import ToolCall
 from monitor.store import HookStore
 
@@ -36,10 +37,24 @@ def _store_lines(path: Path, lines: list[str]) -> Path:
 
 
 def _analyze_json(path: Path) -> dict[str, object]:
-    """``trifecta analyze --format json PATH``."""
+    """``trifecta analyze --format json PATH``, without the places records were read (they name the file)."""
     result = CliRunner().invoke(main, ["analyze", "--format", "json", str(path)])
     assert result.exit_code in (0, 1), result.output
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+    return _without_sources(json.loads(result.stdout))  # type: ignore[no-any-return]
+
+
+def _without_sources(value: Any) -> Any:
+    """``value`` with every ``source`` key of its objects taken out."""
+    if isinstance(value, dict):
+        return {k: _without_sources(v) for k, v in value.items() if k != "source"}
+    if isinstance(value, list):
+        return [_without_sources(v) for v in value]
+    return value
+
+
+def _unsourced(records: Iterable[Record]) -> list[Record]:
+    """The records with the place each event was read left out (a store and a file name them apart)."""
+    return [r.model_copy(update={"source": None}) if hasattr(r, "kind") else r for r in records]
 
 
 def test_analyze_reads_a_store_as_it_reads_the_same_payloads_in_a_jsonl_file(tmp_path: Path) -> None:
@@ -52,7 +67,14 @@ def test_analyze_reads_a_store_as_it_reads_the_same_payloads_in_a_jsonl_file(tmp
     sessions = from_store["sessions"]
     assert isinstance(sessions, list) and sessions and all(s["calls"] for s in sessions)
     # And record for record, as the engine receives them.
-    assert list(read_inputs([store])) == list(read_inputs([HOOKS_SAMPLE]))
+    from_store_records = list(read_inputs([store]))
+    assert _unsourced(from_store_records) == _unsourced(read_inputs([HOOKS_SAMPLE]))
+    # Each event names the stored payload it was read from: stored in order, payload n is line n.
+    sources = [getattr(r, "source", None) for r in from_store_records if hasattr(r, "kind")]
+    assert sources and all(re.fullmatch(rf"{re.escape(str(store))}#seq=\d+", s or "") for s in sources)
+    lines_of = {s: int(s.rsplit("=", 1)[1]) for s in sources if s}
+    from_file = [r for r in read_inputs([HOOKS_SAMPLE]) if hasattr(r, "kind")]
+    assert [f"{HOOKS_SAMPLE}:{lines_of[s]}" for s in sources if s] == [getattr(r, "source", None) for r in from_file]
 
 
 def test_made_up_call_ids_and_errors_match_the_jsonl_reading_but_for_their_names(tmp_path: Path) -> None:
@@ -80,7 +102,7 @@ def test_made_up_call_ids_and_errors_match_the_jsonl_reading_but_for_their_names
         ]
 
     from_store = list(read_hook_store(store))
-    assert named_apart(from_store, str(store)) == named_apart(list(read_inputs([jsonl])), str(jsonl))
+    assert named_apart(_unsourced(from_store), str(store)) == named_apart(_unsourced(read_inputs([jsonl])), str(jsonl))
     assert [r.call_id for r in from_store if isinstance(r, ToolCall)] == ["hook-line-2", "hook-line-4"]
     assert {r.source for r in from_store if isinstance(r, RecordError)} == {f"{store}#seq=5", f"{store}#seq=6"}
 
@@ -126,7 +148,7 @@ def test_a_file_that_cannot_be_read_as_a_store_is_one_error_and_the_next_path_is
 def test_a_folder_holding_a_store_is_read_with_it(tmp_path: Path) -> None:
     lines = [line for line in HOOKS_SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     _store_lines(tmp_path / "hooks.sqlite3", lines)
-    assert list(read_inputs([tmp_path])) == list(read_inputs([HOOKS_SAMPLE]))
+    assert _unsourced(read_inputs([tmp_path])) == _unsourced(read_inputs([HOOKS_SAMPLE]))
 
 
 def test_a_store_is_read_while_hooks_write_it(tmp_path: Path) -> None:

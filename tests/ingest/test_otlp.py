@@ -464,7 +464,7 @@ def native_events() -> dict[str, list[dict[str, Any]]]:
     for path in sorted((SAMPLES / "sessions").glob("*.jsonl")):
         for record in read_jsonl(path):
             if not isinstance(record, RecordError | SessionEnd):
-                by_session.setdefault(record.session_id, []).append(record.model_dump(exclude={"time"}))
+                by_session.setdefault(record.session_id, []).append(record.model_dump(exclude={"time", "source"}))
     return by_session
 
 
@@ -476,7 +476,7 @@ def test_samples_replay_exactly_as_the_native_sessions(name: str) -> None:
     replayed: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         if not isinstance(record, SessionEnd):
-            replayed.setdefault(record.session_id, []).append(record.model_dump(exclude={"time"}))
+            replayed.setdefault(record.session_id, []).append(record.model_dump(exclude={"time", "source"}))
     assert replayed == native_events()
     native: dict[str, Any] = {}
     for native_path in sorted((SAMPLES / "sessions").glob("*.jsonl")):
