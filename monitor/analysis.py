@@ -5,20 +5,38 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from monitor.ingest import InputStream
 from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
 from monitor.session import SessionMonitor
 
-__all__ = ["analyze_records"]
+__all__ = ["AnalysisProgress", "analyze_records"]
 
 _MONITOR_LOGGER = "monitor"
 
 
-def analyze_records(records: Iterable[Record], monitor: SessionMonitor) -> Iterator[SessionReport | RecordError]:
+@dataclass
+class AnalysisProgress:
+    """Counters :func:`analyze_records` keeps up to date as it goes, for a progress display to read at its own pace
+    (from another thread: each is a plain integer, written by the analysis only)."""
+
+    records: int = 0
+    """Records read (events, session ends and errors)."""
+    sessions: int = 0
+    """Sessions reported."""
+    errors: int = 0
+    """Errors yielded (rejected records, unreadable inputs, engine failures)."""
+
+
+def analyze_records(
+    records: Iterable[Record], monitor: SessionMonitor, progress: AnalysisProgress | None = None
+) -> Iterator[SessionReport | RecordError]:
     """Replay records through ``monitor``; yield each session's report when it ends, and every error.
 
-    A session is forgotten as soon as it is reported, so memory follows the sessions still open.
+    A session is forgotten as soon as it is reported, so memory follows the sessions still open. When
+    ``records`` is an :class:`~monitor.ingest.InputStream`, each report's ``source`` is the file its session's
+    first record was read from (:attr:`~monitor.ingest.InputStream.current` at that moment). ``progress``, when
+    given, is counted up as records are read and sessions and errors yielded.
 
     A failure of the engine on one session is that session's error, never hidden: a :class:`RecordError`
     naming the input being read (when ``records`` is a :class:`~monitor.ingest.InputStream`), the session,
@@ -31,22 +49,56 @@ def analyze_records(records: Iterable[Record], monitor: SessionMonitor) -> Itera
     logger = logging.getLogger(_MONITOR_LOGGER)
     logger.addHandler(capture)
     try:
-        yield from _analyze(records, monitor, capture)
+        counts = progress if progress is not None else AnalysisProgress()
+        for item in _analyze(records, monitor, capture, _Sources(records), counts):
+            if isinstance(item, RecordError):
+                counts.errors += 1
+            else:
+                counts.sessions += 1
+            yield item
     finally:
         logger.removeHandler(capture)
 
 
+class _Sources:
+    """The file each open session's first record was read from (forgotten when the session is reported)."""
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        # An InputStream, or a wrapper of one that passes on its ``current`` file (the HTML report's recorder).
+        self._stream = records
+        self._first: dict[str, str] = {}
+
+    def see(self, session_id: str) -> None:
+        current = getattr(self._stream, "current", None)
+        if isinstance(current, str) and current and session_id not in self._first:
+            self._first[session_id] = current
+
+    def stamp(self, report: SessionReport) -> SessionReport:
+        source = self._first.pop(report.session_id, None)
+        if report.source is not None or source is None:
+            return report
+        return report.model_copy(update={"source": source})
+
+
 def _analyze(
-    records: Iterable[Record], monitor: SessionMonitor, capture: _LastFailure
+    records: Iterable[Record],
+    monitor: SessionMonitor,
+    capture: _LastFailure,
+    sources: _Sources,
+    counts: AnalysisProgress,
 ) -> Iterator[SessionReport | RecordError]:
     failed: set[str] = set()
     unreported: set[str] = set()  # sessions whose end failed: reported once, never retried
     for record in records:
+        counts.records += 1
         if isinstance(record, SessionEnd):
-            yield from _end(records, monitor, record.session_id, failed, unreported)
+            sources.see(record.session_id)
+            for item in _end(records, monitor, record.session_id, failed, unreported):
+                yield item if isinstance(item, RecordError) else sources.stamp(item)
         elif isinstance(record, RecordError):
             yield record
         else:
+            sources.see(record.session_id)
             before = monitor.internal_errors
             capture.last = None
             monitor.observe(record)
@@ -55,7 +107,8 @@ def _analyze(
                 yield _failure(records, record.session_id, _describe(record), capture.last)
     for session_id in monitor.sessions():
         if session_id not in unreported:
-            yield from _end(records, monitor, session_id, failed, unreported)
+            for item in _end(records, monitor, session_id, failed, unreported):
+                yield item if isinstance(item, RecordError) else sources.stamp(item)
 
 
 def _end(
@@ -80,7 +133,7 @@ def _empty_report(session_id: str) -> SessionReport:
 
 
 def _failure(records: Iterable[Record], session_id: str, what: str, error: str | None) -> RecordError:
-    where = records.current if isinstance(records, InputStream) and records.current else "input"
+    where = getattr(records, "current", None) or "input"
     return RecordError(
         source=f"{where}: session {session_id}",
         message=f"the engine failed on {what}: {error or 'an internal error'}; judged without it (monitor-error)",

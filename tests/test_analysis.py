@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from monitor import SessionMonitor
-from monitor.analysis import analyze_records
+from monitor.analysis import AnalysisProgress, analyze_records
 from monitor.ingest import read_inputs
 from monitor.models import AnalysisSummary
 from monitor.models._events import ToolCall, ToolResult, UserMessage
@@ -141,3 +141,24 @@ def test_analyze_reports_an_engine_failure_and_exits_2(
     assert [json.loads(line)["session_id"] for line in result.stdout.splitlines()] == ["s0", "s1", "s2"]
     assert f"error: {path}: session s1: the engine failed on its tool_call 'c1': ZeroDivisionError" in result.stderr
     assert ("Traceback (most recent call last)" in result.stderr) == debug
+
+
+def test_a_session_s_source_is_the_file_its_first_record_came_from() -> None:
+    stream = read_inputs([])
+
+    def records() -> Iterator[Record]:
+        for index, name in enumerate(["first.jsonl", "second.jsonl"]):
+            stream.current = name
+            yield UserMessage(session_id="s", text=f"message {index}")
+            stream.current = name
+            yield UserMessage(session_id=f"only-in-{name}", text="hi")
+
+    stream._records = records()
+    progress = AnalysisProgress()
+    reports = [r for r in analyze_records(stream, SessionMonitor(), progress) if isinstance(r, SessionReport)]
+    assert {r.session_id: r.source for r in reports} == {
+        "s": "first.jsonl",
+        "only-in-first.jsonl": "first.jsonl",
+        "only-in-second.jsonl": "second.jsonl",
+    }
+    assert (progress.records, progress.sessions, progress.errors) == (4, 3, 0)

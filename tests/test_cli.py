@@ -109,7 +109,7 @@ def test_json_document_has_exactly_the_contract_shape(trifecta_trace: Path) -> N
         "errors",
         "summary",
     }
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert isinstance(doc["tool_version"], str) and doc["tool_version"]
     assert len(doc["ruleset_sha256"]) == 64 and int(doc["ruleset_sha256"], 16) >= 0
     assert doc["posture"] == "balanced"
@@ -117,12 +117,16 @@ def test_json_document_has_exactly_the_contract_shape(trifecta_trace: Path) -> N
 
     assert [s["session_id"] for s in doc["sessions"]] == ["attacked", "quiet"]
     for session in doc["sessions"]:
-        assert set(session) == {"session_id", "level", "legs", "exposed", "calls", "alerts"}
+        assert set(session) == {"session_id", "source", "level", "legs", "exposed", "calls", "alerts"}
+        assert session["source"] == str(trifecta_trace)
         assert session["level"] in LEVELS
         assert set(session["legs"]) <= LEGS
         assert isinstance(session["exposed"], bool)
         for index, call in enumerate(session["calls"]):
-            assert set(call) == {"call_id", "index", "server", "tool", "legs", "provenance", "decision"}
+            assert set(call) == {
+                *("call_id", "index", "server", "tool", "legs", "provenance", "decision"),
+                *("source", "time", "arguments"),
+            }
             assert call["index"] == index
             assert set(call["legs"]) <= LEGS
             assert set(call["provenance"]) == set(call["legs"])
@@ -133,7 +137,7 @@ def test_json_document_has_exactly_the_contract_shape(trifecta_trace: Path) -> N
             assert call["decision"]["level"] in LEVELS
             assert all(isinstance(r, str) for r in call["decision"]["reasons"])
         for alert in session["alerts"]:
-            assert set(alert) == {"kind", "severity", "call_id", "message", "path", "evidence"}
+            assert set(alert) == {"kind", "severity", "call_id", "message", "path", "evidence", "steps"}
             assert isinstance(alert["path"], list)
             for evidence in alert["evidence"]:
                 assert set(evidence) == {"kind", "from_call", "detail"}
@@ -151,10 +155,12 @@ def test_json_document_has_exactly_the_contract_shape(trifecta_trace: Path) -> N
     assert high["call_id"] == "send-1"
     assert {"kind": "destination", "from_call": "read-1"}.items() <= high["evidence"][0].items()
     assert ATTACKER in high["evidence"][0]["detail"]
+    assert [s["call_id"] for s in high["steps"]][-1] == "send-1"
+    assert attacked["calls"][1]["arguments"]["recipients"] == [ATTACKER]
 
     summary = doc["summary"]
-    assert set(summary) == {"sessions", "calls", "by_level", "by_action"}
-    assert summary["sessions"] == 2
+    assert set(summary) == {"sessions", "shown", "calls", "by_level", "by_action"}
+    assert summary["sessions"] == summary["shown"] == 2
     assert summary["calls"] == 2
     assert sum(summary["by_level"].values()) == 2
     assert sum(summary["by_action"].values()) == 2
@@ -176,7 +182,8 @@ def test_jsonl_writes_one_session_object_per_line(trifecta_trace: Path) -> None:
     sessions = [json.loads(line) for line in lines]
     assert [s["session_id"] for s in sessions] == ["attacked", "quiet"]
     for session in sessions:
-        assert set(session) == {"session_id", "level", "legs", "exposed", "calls", "alerts"}
+        assert set(session) == {"session_id", "source", "level", "legs", "exposed", "calls", "alerts"}
+        assert session["source"] == str(trifecta_trace)
 
 
 def test_output_file_gets_the_document_and_stdout_stays_clean(trifecta_trace: Path, tmp_path: Path) -> None:

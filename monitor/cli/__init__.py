@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -14,7 +14,7 @@ import orjson
 
 from monitor import __version__
 from monitor.agreement import agreement_to_json, measure_agreement, render_agreement, summarize_agreement
-from monitor.analysis import analyze_records
+from monitor.analysis import AnalysisProgress, analyze_records
 from monitor.classify import (
     RuleSet,
     build_rule_schema,
@@ -27,7 +27,9 @@ from monitor.classify import (
     run_rule_tests,
     update_pins,
 )
+from monitor.cli._formats import INPUT_FORMATS_HELP
 from monitor.cli._options import builtin_rules_option, format_option, output_option, posture_option, rules_option
+from monitor.cli._progress import show_progress
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy
 from monitor.errors import InputError, RuleLoadError
@@ -39,10 +41,21 @@ from monitor.evaluation import (
 )
 from monitor.ingest import InputFormat, RecordError, ToolList, read_inputs, read_tool_list, read_tool_lists
 from monitor.lint import lint_paths
-from monitor.models import AnalysisSummary, Posture, Severity, build_event_schema
+from monitor.models import (
+    AnalysisSummary,
+    Level,
+    Posture,
+    SessionReport,
+    Severity,
+    build_event_schema,
+    graph_to_node_link,
+    name_graph_file,
+    write_graphml,
+)
 from monitor.report import (
     JsonDocumentWriter,
     JsonLinesWriter,
+    SarifWriter,
     TableWriter,
     clients_to_json,
     lint_to_json,
@@ -58,6 +71,16 @@ from monitor.session import SessionMonitor
 from monitor.types import ReportWriter
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+_ANALYZE_HELP = f"""Analyse session traces and report each session's level, legs, decisions and alerts.
+
+{INPUT_FORMATS_HELP}
+
+--level and --min-severity choose the sessions shown; the summary counts every session analysed, and the exit
+code (--fail-on) is judged on all of them. On a terminal, progress shows on standard error (not with --quiet).
+
+Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input, any rejected record or
+an engine failure on a session (everything readable is still analysed and reported).
+"""
 _MAX_ERRORS_SHOWN = 20
 
 
@@ -68,7 +91,7 @@ def main() -> None:
     communication in one session."""
 
 
-@main.command()
+@main.command(help=_ANALYZE_HELP)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--input-format",
@@ -78,7 +101,7 @@ def main() -> None:
     help="Input format; auto tells each file's format from its content.",
 )
 @posture_option
-@format_option("table", "json", "jsonl")
+@format_option("table", "json", "jsonl", "sarif")
 @output_option
 @rules_option
 @builtin_rules_option
@@ -96,6 +119,33 @@ def main() -> None:
     help="Exit 1 when an alert of this severity or higher was raised.",
 )
 @click.option(
+    "--level",
+    "min_level",
+    type=click.Choice([lv.value for lv in Level]),
+    default=None,
+    help="Show only sessions at this level or above (clean < partial < armed < trifecta < exfiltration).",
+)
+@click.option(
+    "--min-severity",
+    type=click.Choice([s.value for s in Severity]),
+    default=None,
+    help="Show only sessions with an alert of this severity or above (info < warning < high < critical).",
+)
+@click.option(
+    "--wide", is_flag=True, default=False, help="Table: show call ids and source paths whole, never shortened."
+)
+@click.option(
+    "--graph",
+    "graph_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write each shown session's capability graph into DIR: one GraphML file and one node-link JSON "
+    "file per session.",
+)
+@click.option(
+    "--quiet", "-q", is_flag=True, default=False, help="No progress display on standard error (errors still print)."
+)
+@click.option(
     "--debug", is_flag=True, default=False, help="Print the traceback of each engine failure on standard error."
 )
 def analyze(
@@ -108,25 +158,33 @@ def analyze(
     builtin_rules: bool,
     baseline: str | None,
     fail_on: str,
+    min_level: str | None,
+    min_severity: str | None,
+    wide: bool,
+    graph_dir: Path | None,
+    quiet: bool,
     debug: bool,
 ) -> None:
-    """Analyse session traces and report each session's level, legs, decisions and alerts.
-
-    Inputs (files or folders, told apart by content): native JSONL events, OTLP JSON spans, MCP JSON-RPC
-    logs, Claude Code transcripts and hook payload logs, the Claude Code hook store (SQLite, see
-    `trifecta sessions`), the proxy's audit log, and AgentDojo runs (folders or archives).
-
-    Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input, any rejected
-    record or an engine failure on a session (everything readable is still analysed and reported).
-    """
+    """Run ``trifecta analyze``; its help is :data:`_ANALYZE_HELP` (the input formats are named in one place)."""
     rules = _load_rules_or_exit(rules_dirs, builtin_rules)
     policy = Policy(baseline=Client(baseline) if baseline else None)
     monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors_shown = 0
-    with _open_output(output, binary=output_format != "table") as out, _engine_tracebacks(debug):
-        writer = _make_writer(output_format, out, Posture(posture), rules.sha256)
-        for item in analyze_records(read_inputs(paths, InputFormat(input_format)), monitor):
+    shown = _session_filter(Level(min_level) if min_level else None, Severity(min_severity) if min_severity else None)
+    progress = AnalysisProgress()
+    if graph_dir is not None:
+        try:
+            graph_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.UsageError(f"cannot write graphs to {graph_dir}: {exc.strerror or exc}") from exc
+    with (
+        show_progress(progress, quiet=quiet),  # first: what is printed while it shows goes above it
+        _open_output(output, binary=output_format != "table") as out,
+        _engine_tracebacks(debug),
+    ):
+        writer = _make_writer(output_format, out, Posture(posture), rules.sha256, wide=wide)
+        for item in analyze_records(read_inputs(paths, InputFormat(input_format)), monitor, progress):
             if isinstance(item, RecordError):
                 summary.errors += 1
                 writer.write_error(item)
@@ -135,7 +193,10 @@ def analyze(
                 errors_shown += 1
             else:
                 summary.add(item)
-                writer.write_session(item)
+                if shown(item):
+                    writer.write_session(item)
+                    if graph_dir is not None:
+                        _write_graph(graph_dir, item)
         writer.close(summary)
     if errors_shown > _MAX_ERRORS_SHOWN:
         click.echo(f"error: … and {errors_shown - _MAX_ERRORS_SHOWN} more input errors", err=True)
@@ -157,6 +218,24 @@ def _engine_tracebacks(shown: bool) -> Iterator[None]:
         logger.removeHandler(handler)
 
 
+def _session_filter(level: Level | None, severity: Severity | None) -> Callable[[SessionReport], bool]:
+    """Whether a session is shown: at or above ``level``, with an alert at or above ``severity`` (both when given)."""
+
+    def shown(report: SessionReport) -> bool:
+        if level is not None and report.level.rank < level.rank:
+            return False
+        return severity is None or any(alert.severity.rank >= severity.rank for alert in report.alerts)
+
+    return shown
+
+
+def _write_graph(graph_dir: Path, report: SessionReport) -> None:
+    """Write the session's capability graph as GraphML and node-link JSON (file names safe for any id)."""
+    write_graphml(report, graph_dir / name_graph_file(report.session_id, ".graphml"))
+    document = orjson.dumps(graph_to_node_link(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    (graph_dir / name_graph_file(report.session_id, ".json")).write_bytes(document)
+
+
 def _exit_code(summary: AnalysisSummary, fail_on: str) -> int:
     if summary.errors:
         return EXIT_INPUT
@@ -165,12 +244,16 @@ def _exit_code(summary: AnalysisSummary, fail_on: str) -> int:
     return EXIT_OK
 
 
-def _make_writer(output_format: str, out: IO[Any], posture: Posture, ruleset_sha256: str) -> ReportWriter:
+def _make_writer(
+    output_format: str, out: IO[Any], posture: Posture, ruleset_sha256: str, *, wide: bool = False
+) -> ReportWriter:
     if output_format == "json":
         return JsonDocumentWriter(out, tool_version=__version__, ruleset_sha256=ruleset_sha256, posture=posture)
     if output_format == "jsonl":
         return JsonLinesWriter(out)
-    return TableWriter(out, color=None if out is sys.stdout else False)
+    if output_format == "sarif":
+        return SarifWriter(out)
+    return TableWriter(out, color=None if out is sys.stdout else False, wide=wide)
 
 
 @contextlib.contextmanager
@@ -462,9 +545,11 @@ def clients(tools: tuple[Path, ...], output_format: str) -> None:
 
 def _add_host_commands() -> None:
     from monitor.cli._claude import COMMANDS as CLAUDE_COMMANDS
+    from monitor.cli._explain import COMMANDS as EXPLAIN_COMMANDS
     from monitor.cli._proxy import COMMANDS as PROXY_COMMANDS
+    from monitor.cli._report import COMMANDS as REPORT_COMMANDS
 
-    for command in [*CLAUDE_COMMANDS, *PROXY_COMMANDS]:
+    for command in [*CLAUDE_COMMANDS, *EXPLAIN_COMMANDS, *PROXY_COMMANDS, *REPORT_COMMANDS]:
         main.add_command(command)
 
 

@@ -9,15 +9,27 @@ anything: it renders values computed on lower floors.
 from monitor.report._clients import clients_to_json, render_clients
 from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json, summary_to_json
 from monitor.report._evaluation import print_evaluation
+from monitor.report._explain import find_call, render_explanation, word_reason
+from monitor.report._explain_words import REASON_WORDING, ReasonWording
+from monitor.report._html import HtmlLimits, HtmlReportWriter, render_html_report
+from monitor.report._html_texts import CallTextRecorder
 from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sarif, print_lint_table
+from monitor.report._sarif import SarifWriter
 from monitor.report._scenarios import print_scenarios, scenarios_to_json
 from monitor.report._table import TableWriter, format_leg_letters
 
 __all__ = [
+    "CallTextRecorder",
+    "HtmlLimits",
+    "HtmlReportWriter",
     "JsonDocumentWriter",
     "JsonLinesWriter",
+    "REASON_WORDING",
+    "ReasonWording",
+    "SarifWriter",
     "TableWriter",
     "clients_to_json",
+    "find_call",
     "format_leg_letters",
     "hash_ruleset",
     "lint_markdown_table",
@@ -27,7 +39,10 @@ __all__ = [
     "print_lint_table",
     "print_scenarios",
     "render_clients",
+    "render_explanation",
+    "render_html_report",
     "scenarios_to_json",
     "session_to_json",
     "summary_to_json",
+    "word_reason",
 ]

@@ -26,14 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from monitor.clients import CLIENT_TITLES, MONITOR_ASKS, Client, ClientAction, ClientTable
 from monitor.models import HINT_MEMBERS
 from monitor.report._table import format_leg_letters
+from monitor.report._table_style import make_table
 
 SCHEMA_VERSION = 1
 
@@ -100,7 +99,7 @@ def render_clients(
     for table in tables:
         where = table.file if table.line is None else f"{table.file}:{table.line}"
         console.print(Text.assemble((table.server, "bold"), f" ({where})"))
-        grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        grid = make_table()
         grid.add_column("tool", no_wrap=True)
         for hint in HINT_MEMBERS:
             grid.add_column(_HINT_HEADERS[hint], no_wrap=True)

@@ -1,4 +1,11 @@
-"""The JSON contract of ``analyze --format json|jsonl`` (DESIGN §7)."""
+"""The JSON contract of ``analyze --format json|jsonl`` (DESIGN §7).
+
+Schema version 2 adds, and changes nothing else: ``source`` of a session (the input file its first record was
+read from), ``source``, ``time`` and ``arguments`` of a call (where its record was read, when it was made, its
+arguments bounded), ``steps`` of an alert (the path found on the capability graph: ``call_id``, ``tool``,
+``server``, ``index``, ``role``, ``via``, ``to``) and ``shown`` in the summary (sessions written after
+``--level``/``--min-severity``). A field the input did not carry is ``null``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ import orjson
 
 from monitor.models import AnalysisSummary, Posture, RecordError, SessionReport
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def hash_ruleset(canonical_rules: list[Any]) -> str:
@@ -21,6 +28,7 @@ def session_to_json(report: SessionReport) -> dict[str, Any]:
     """One session object of the JSON document."""
     return {
         "session_id": report.session_id,
+        "source": report.source,
         "level": report.level.value,
         "legs": [leg.value for leg in report.legs],
         "exposed": report.exposed,
@@ -40,6 +48,9 @@ def session_to_json(report: SessionReport) -> dict[str, Any]:
                     "level": call.decision.level.value,
                     "reasons": [r.value for r in call.decision.reasons],
                 },
+                "source": call.source,
+                "time": call.time.isoformat() if call.time else None,
+                "arguments": call.arguments,
             }
             for call in report.calls
         ],
@@ -53,6 +64,18 @@ def session_to_json(report: SessionReport) -> dict[str, Any]:
                 "evidence": [
                     {"kind": e.kind.value, "from_call": e.from_call, "detail": e.detail} for e in alert.evidence
                 ],
+                "steps": [
+                    {
+                        "call_id": step.call_id,
+                        "tool": step.tool,
+                        "server": step.server,
+                        "index": step.index,
+                        "role": step.role.value,
+                        "via": step.via,
+                        "to": step.to,
+                    }
+                    for step in alert.steps
+                ],
             }
             for alert in report.alerts
         ],
@@ -65,6 +88,7 @@ class JsonDocumentWriter:
     def __init__(self, out: IO[bytes], *, tool_version: str, ruleset_sha256: str, posture: Posture) -> None:
         self._out = out
         self._first = True
+        self._shown = 0
         self._errors: list[RecordError] = []
         head = {
             "schema_version": SCHEMA_VERSION,
@@ -78,6 +102,7 @@ class JsonDocumentWriter:
         """Append one session to the ``sessions`` array."""
         self._out.write((b"\n" if self._first else b",\n") + orjson.dumps(session_to_json(report)))
         self._first = False
+        self._shown += 1
 
     def write_error(self, error: RecordError) -> None:
         """Keep an error for the ``errors`` array."""
@@ -86,7 +111,7 @@ class JsonDocumentWriter:
     def close(self, summary: AnalysisSummary) -> None:
         """Write ``errors`` and ``summary`` and end the document."""
         errors = orjson.dumps([e.model_dump() for e in self._errors])
-        tail = orjson.dumps(summary_to_json(summary))
+        tail = orjson.dumps(summary_to_json(summary, shown=self._shown))
         self._out.write(b'\n], "errors": ' + errors + b', "summary": ' + tail + b"}\n")
 
 
@@ -107,10 +132,12 @@ class JsonLinesWriter:
         """Nothing to close."""
 
 
-def summary_to_json(summary: AnalysisSummary) -> dict[str, Any]:
-    """The ``summary`` object."""
+def summary_to_json(summary: AnalysisSummary, *, shown: int | None = None) -> dict[str, Any]:
+    """The ``summary`` object: counts over every session analysed; ``shown`` the sessions written (all of them
+    when not given)."""
     return {
         "sessions": summary.sessions,
+        "shown": summary.sessions if shown is None else shown,
         "calls": summary.calls,
         "by_level": dict(sorted(summary.by_level.items())),
         "by_action": dict(sorted(summary.by_action.items())),

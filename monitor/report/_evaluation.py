@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import IO, Any
 
 from rich.console import Console
-from rich.table import Table
 
 from monitor.clients import CLIENT_TITLES, Client
+from monitor.report._table_style import make_table
 
 
 def _pct(share: float | None) -> str:
@@ -25,7 +25,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
     alert, as a hijack), the baseline, the leave-one-suite-out runs if any, and every miss."""
     console = Console(file=out, width=160, highlight=False)
     scopes = {"overall": document["overall"], **document["suites"]}
-    table = Table(title="Benign sessions (attack 'none')", title_justify="left")
+    table = make_table("Benign sessions (attack 'none')")
     for col in ("scope", "sessions", "prompted", "share", "calls prompted", "share of calls"):
         table.add_column(col, justify="right" if col != "scope" else "left")
     for name, s in scopes.items():
@@ -47,7 +47,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
         "hijack_caught": "Hijack catches: a steered-action decision or a hijack alert at or before the first attempt",
     }
     for key, title in titles.items():
-        attacks = Table(title=title, title_justify="left")
+        attacks = make_table(title)
         attacks.add_column("goal class")
         for name in scopes:
             attacks.add_column(name, justify="right")
@@ -58,9 +58,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
                 cells.append("-" if a is None else _of(a[key], a["attempts"], a[f"{key}_share"]))
             attacks.add_row(goal, *cells)
         console.print(attacks)
-    base = Table(
-        title="Benign sessions a client would have asked about (tools as served: no annotations)", title_justify="left"
-    )
+    base = make_table("Benign sessions a client would have asked about (tools as served: no annotations)")
     base.add_column("client")
     base.add_column("sessions asked", justify="right")
     base.add_column("share", justify="right")
@@ -91,7 +89,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
 
 
 def _print_benign_alerts(console: Console, scopes: dict[str, Any]) -> None:
-    table = Table(title="Benign sessions: alerts raised, and confirmations citing steered-action", title_justify="left")
+    table = make_table("Benign sessions: alerts raised, and confirmations citing steered-action")
     for col in ("scope", "sessions", "high or critical", "critical", "asked for steered-action", "asked only for it"):
         table.add_column(col, justify="right" if col != "scope" else "left")
     for name, s in scopes.items():
@@ -122,7 +120,7 @@ def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> No
         suite = run["suite"]
         removed = ", ".join(f"{r['server']} ({r['path']})" for r in run["removed_rules"])
         console.print(f"\nLeave one suite out: {suite} without {removed}", soft_wrap=True)
-        table = Table(title=f"{suite} held out: its figures and the overall ones", title_justify="left")
+        table = make_table(f"{suite} held out: its figures and the overall ones")
         table.add_column("figure")
         columns = {
             f"{suite}, every rule file": document["suites"].get(suite),

@@ -27,13 +27,14 @@ from pathlib import PurePath
 from typing import IO, Any
 from urllib.parse import quote
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from monitor import __version__
 from monitor.lint import LINT_RULES, LintFinding, LintReport, LintSeverity, ListingLint
+from monitor.models import Severity
+from monitor.report._table_style import SEVERITY_STYLE, make_table
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "trifecta-monitor"
@@ -43,7 +44,10 @@ SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/s
 FINGERPRINT_KEY = "trifectaLintFinding/v1"
 """The ``partialFingerprints`` key: rule, server, tool and field of a finding, hashed (not its position)."""
 
-_SEVERITY_STYLE = {LintSeverity.ERROR: "bold red", LintSeverity.WARNING: "yellow"}
+_SEVERITY_STYLE = {
+    LintSeverity.ERROR: SEVERITY_STYLE[Severity.HIGH],
+    LintSeverity.WARNING: SEVERITY_STYLE[Severity.WARNING],
+}
 
 
 # -- JSON ---------------------------------------------------------------------------------------------------
@@ -190,7 +194,7 @@ def _listing_heading(listing: ListingLint) -> Text:
 
 
 def _findings_table(findings: tuple[LintFinding, ...] | list[LintFinding], *, with_file: bool) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    table = make_table()
     table.add_column("file" if with_file else "tool", no_wrap=True)
     table.add_column("id", no_wrap=True)
     table.add_column("severity", no_wrap=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import IO, Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
+from monitor.report._table_style import make_table
 from monitor.scenarios import ScenarioKind, ScenarioReport
 
 
@@ -39,7 +39,7 @@ def scenarios_to_json(report: ScenarioReport) -> dict[str, Any]:
 def print_scenarios(report: ScenarioReport, out: IO[str]) -> None:
     """Print one row per scenario (id, kind, area, pass or FAIL, what failed), then the summary line."""
     console = Console(file=out, width=160, highlight=False)
-    table = Table(title="Scenarios", title_justify="left")
+    table = make_table("Scenarios")
     table.add_column("scenario", no_wrap=True)
     table.add_column("kind")
     table.add_column("area")

@@ -9,17 +9,25 @@ from rich.table import Table
 from rich.text import Text
 
 from monitor.models import Action, AnalysisSummary, Leg, Level, RecordError, SessionReport
+from monitor.report._table_style import LEVEL_STYLE, make_table
 
 LEG_LETTER = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "X"}
-LEVEL_STYLE = {
-    Level.CLEAN: "green",
-    Level.PARTIAL: "cyan",
-    Level.ARMED: "yellow",
-    Level.TRIFECTA: "bold red",
-    Level.EXFILTRATION: "bold white on red",
-}
-# The session id comes last, so that long ids are never cut.
-_COLUMNS = (("level", 12), ("legs", 4), ("calls", 5), ("confirm", 7), ("deny", 4), ("raised by", 36), ("session", 0))
+CALL_ID_WIDTH = 16
+"""Characters of a call id the default table shows (longer ids keep their start and end around ``…``)."""
+SOURCE_WIDTH = 32
+"""Characters of a session's source file the default table shows (longer paths keep their last parts)."""
+# (header, width); 0: as wide as its content. The session id comes last, so that long ids are never cut.
+_COLUMNS = (
+    ("level", 12),
+    ("legs", 4),
+    ("calls", 5),
+    ("confirm", 7),
+    ("deny", 4),
+    ("raised by", 44),
+    ("source", SOURCE_WIDTH),
+    ("session", 0),
+)
+_UNBOUNDED = 100_000  # the console never squeezes a row: long session ids stay whole
 
 
 def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
@@ -27,41 +35,80 @@ def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
     return "".join(LEG_LETTER[leg] if leg in legs else "-" for leg in Leg)
 
 
+def shorten_call_id(call_id: str, width: int = CALL_ID_WIDTH) -> str:
+    """Return ``call_id`` as is when it fits ``width``, else its start and end around a visible ``…``."""
+    if len(call_id) <= width:
+        return call_id
+    tail = (width - 1) // 3
+    return call_id[: width - 1 - tail] + "…" + call_id[len(call_id) - tail :]
+
+
+def shorten_source(source: str, width: int = SOURCE_WIDTH) -> str:
+    """Return a path as is when it fits ``width``, else ``…/`` and as many of its last parts as fit (the end of
+    the file name when even that is too long)."""
+    if len(source) <= width:
+        return source
+    parts = source.replace("\\", "/").split("/")
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + 1 + len(kept) + 2 > width:
+            break
+        kept = f"{part}/{kept}"
+    shown = "…/" + kept
+    return shown if len(shown) <= width else "…" + source[len(source) - width + 1 :]
+
+
 class TableWriter:
-    """Prints a header, then a row per session as it finishes, then the totals."""
+    """Prints a header, then a row per session as it finishes, then the totals.
 
-    def __init__(self, out: IO[str], *, color: bool | None = None) -> None:
+    By default long call ids and source paths are shortened with a visible ``…``; ``wide`` shows them whole.
+    """
+
+    def __init__(self, out: IO[str], *, color: bool | None = None, wide: bool = False) -> None:
+        self._wide = wide
+        self._shown = 0
         self._console = Console(
-            file=out, no_color=color is False, force_terminal=color, width=200, highlight=False, soft_wrap=True
+            file=out,
+            no_color=color is False,
+            force_terminal=color,
+            width=_UNBOUNDED,
+            highlight=False,
+            soft_wrap=True,
         )
-        self._console.print(self._row([Text(name, style="bold") for name, _ in _COLUMNS]))
+        self._console.print(self._table(show_header=True))
 
-    def _row(self, cells: list[Text]) -> Table:
-        table = Table.grid(padding=(0, 1))
-        for _, width in _COLUMNS:
-            if width:
-                table.add_column(width=width, no_wrap=True, overflow="ellipsis")
+    def _table(self, *cells: Text, show_header: bool = False) -> Table:
+        table = make_table(show_header=show_header)
+        for name, width in _COLUMNS:
+            if width and not (self._wide and name in ("raised by", "source")):
+                table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
             else:
-                table.add_column(no_wrap=True)
-        table.add_row(*cells)
+                table.add_column(name, min_width=width or None, no_wrap=True)
+        if cells:
+            table.add_row(*cells)
         return table
 
     def write_session(self, report: SessionReport) -> None:
         """Print one session's row."""
+        self._shown += 1
         actions = [c.decision.action for c in report.calls]
         raised = next((c for c in report.calls if c.call_id == report.raised_by), None)
-        raised_by = f"{raised.tool} ({raised.call_id})" if raised else ("user message" if report.legs else "")
+        if raised:
+            call_id = raised.call_id if self._wide else shorten_call_id(raised.call_id)
+            raised_by = f"{raised.tool} ({call_id})"
+        else:
+            raised_by = "user message" if report.legs else ""
+        source = report.source or ""
         self._console.print(
-            self._row(
-                [
-                    Text(report.level.value, style=LEVEL_STYLE[report.level]),
-                    Text(format_leg_letters(report.legs)),
-                    Text(str(len(report.calls))),
-                    Text(str(actions.count(Action.CONFIRM))),
-                    Text(str(actions.count(Action.DENY))),
-                    Text(raised_by),
-                    Text(report.session_id),
-                ]
+            self._table(
+                Text(report.level.value, style=LEVEL_STYLE[report.level]),
+                Text(format_leg_letters(report.legs)),
+                Text(str(len(report.calls))),
+                Text(str(actions.count(Action.CONFIRM))),
+                Text(str(actions.count(Action.DENY))),
+                Text(raised_by),
+                Text(source if self._wide else shorten_source(source)),
+                Text(report.session_id),
             )
         )
 
@@ -69,13 +116,15 @@ class TableWriter:
         """Errors are printed to standard error by the command, not in the table."""
 
     def close(self, summary: AnalysisSummary) -> None:
-        """Print the totals."""
+        """Print the totals (of every session analysed, shown or not) and how many sessions were shown."""
         levels = ", ".join(f"{lv.value} {summary.by_level.get(lv.value, 0)}" for lv in Level)
         actions = ", ".join(f"{a.value} {summary.by_action.get(a.value, 0)}" for a in Action)
         self._console.print(
             f"\n{summary.sessions} sessions ({levels}); {summary.calls} calls ({actions}); "
             f"{summary.errors} input errors"
         )
+        if self._shown != summary.sessions:
+            self._console.print(f"{self._shown} of {summary.sessions} sessions shown (the others were filtered out)")
         if summary.baseline:
             self._console.print(
                 f"{summary.baseline} alone would have asked before {summary.client_asked} of these calls; "

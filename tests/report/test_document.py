@@ -43,7 +43,13 @@ def test_document_is_valid_json_with_sessions_errors_and_summary_in_order() -> N
     ]
     assert document["posture"] == "strict" and len(document["sessions"]) == 2
     assert document["errors"] == [{"source": "f.jsonl:3", "message": "not JSON"}]
-    assert document["summary"] == {"sessions": 2, "calls": 2, "by_level": {"armed": 2}, "by_action": {"allow": 2}}
+    assert document["summary"] == {
+        "sessions": 2,
+        "shown": 2,
+        "calls": 2,
+        "by_level": {"armed": 2},
+        "by_action": {"allow": 2},
+    }
 
 
 def test_empty_document_is_valid_json() -> None:

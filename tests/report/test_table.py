@@ -1,9 +1,33 @@
 import io
 
 from monitor import SessionMonitor
-from monitor.models import AnalysisSummary
+from monitor.models import AnalysisSummary, SessionReport
 from monitor.models._legs import Leg
 from monitor.report import TableWriter, format_leg_letters
+from monitor.report._table import shorten_call_id, shorten_source
+
+LONG_CALL_ID = "toolu_01e3nNyjOq9wMxEhh2FDEEtf"
+LONG_SOURCE = "/srv/traces/2026/12/01/team-payments/claude-code/calendar-invite.jsonl"
+
+
+def _report(sid: str, call_id: str = "c1", source: str | None = None) -> SessionReport:
+    m = SessionMonitor()
+    m.observe_user_message(sid, "hi")
+    m.before_call(sid, "srv", "read_file", {"path": "a"}, call_id)
+    m.after_call(sid, call_id, "text")
+    report = m.end_session(sid)
+    return report.model_copy(update={"source": source})
+
+
+def _render(report: SessionReport, *, wide: bool = False, summary: AnalysisSummary | None = None) -> str:
+    out = io.StringIO()
+    writer = TableWriter(out, color=False, wide=wide)
+    writer.write_session(report)
+    if summary is None:
+        summary = AnalysisSummary()
+        summary.add(report)
+    writer.close(summary)
+    return out.getvalue()
 
 
 def test_format_legs() -> None:
@@ -12,21 +36,44 @@ def test_format_legs() -> None:
 
 
 def test_row_names_the_call_that_raised_the_level_and_keeps_long_ids_whole() -> None:
-    m = SessionMonitor()
     sid = "model/suite/user_task_1/important_instructions/injection_task_10_with_a_very_long_name"
-    m.observe_user_message(sid, "hi")
-    m.before_call(sid, "srv", "read_file", {"path": "a"}, "c1")
-    m.after_call(sid, "c1", "text")
-    out = io.StringIO()
-    writer = TableWriter(out, color=False)
-    report = m.end_session(sid)
-    writer.write_session(report)
+    text = _render(_report(sid, source="traces/a.jsonl"))
+    header, rule, row = text.splitlines()[:3]
+    assert header.split() == ["level", "legs", "calls", "confirm", "deny", "raised", "by", "source", "session"]
+    assert set(rule) == {"─"}
+    assert row.split()[:5] == ["armed", "PU-", "1", "0", "0"]
+    assert "read_file (c1)" in row and "traces/a.jsonl" in row and row.endswith(sid)
+    assert "1 sessions" in text and "shown" not in text
+    assert "\x1b[" not in text
+
+
+def test_long_call_ids_and_sources_are_shortened_visibly_and_whole_with_wide() -> None:
+    report = _report("s", call_id=LONG_CALL_ID, source=LONG_SOURCE)
+    row = _render(report).splitlines()[2]
+    assert LONG_CALL_ID not in row and LONG_SOURCE not in row
+    assert f"read_file ({shorten_call_id(LONG_CALL_ID)})" in row and "…" in shorten_call_id(LONG_CALL_ID)
+    assert shorten_source(LONG_SOURCE) in row and shorten_source(LONG_SOURCE).endswith("/calendar-invite.jsonl")
+    wide = _render(report, wide=True).splitlines()[2]
+    assert f"read_file ({LONG_CALL_ID})" in wide and LONG_SOURCE in wide and "…" not in wide
+
+
+def test_shortening_keeps_what_fits_and_marks_what_it_cuts() -> None:
+    assert shorten_call_id("c1") == "c1"
+    assert shorten_call_id("x" * 16) == "x" * 16
+    short = shorten_call_id("abcdefghijklmnopqrstuvwxyz")
+    assert len(short) == 16 and short == "abcdefghij…vwxyz"
+    assert shorten_source("a/b.jsonl") == "a/b.jsonl"
+    assert shorten_source("d" * 26 + ".jsonl") == "d" * 26 + ".jsonl"  # exactly the width: whole
+    assert shorten_source("/very/long/path/to/some/folder/of/traces/x.jsonl", 24) == "…/of/traces/x.jsonl"
+    name = "n" * 40 + ".jsonl"
+    assert shorten_source(f"/d/{name}", 20) == "…" + name[-19:]
+
+
+def test_the_totals_say_how_many_sessions_were_shown_when_some_were_not() -> None:
+    report = _report("s")
     summary = AnalysisSummary()
     summary.add(report)
-    writer.close(summary)
-    header, row = out.getvalue().splitlines()[:2]
-    assert header.split() == ["level", "legs", "calls", "confirm", "deny", "raised", "by", "session"]
-    assert row.split()[:5] == ["armed", "PU-", "1", "0", "0"]
-    assert "read_file (c1)" in row and row.endswith(sid)
-    assert "1 sessions" in out.getvalue()
-    assert "\x1b[" not in out.getvalue()
+    summary.add(report)
+    text = _render(report, summary=summary)
+    assert "2 sessions (" in text
+    assert "1 of 2 sessions shown" in text
