@@ -190,8 +190,13 @@ class HookStore:
         os.close(fd)
 
     def _check_version(self, conn: sqlite3.Connection) -> int:
-        version = _user_version(conn)
-        application = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        # One statement, so one snapshot: read apart, another process's migration could commit in between and
+        # show its tables with the version read before it (a new store taken for another program's file).
+        row = conn.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM "
+            "pragma_application_id), (SELECT count(*) FROM sqlite_master)"
+        ).fetchone()
+        version, application, tables = int(row[0]), int(row[1]), int(row[2])
         if application not in (0, APPLICATION_ID):
             raise InputError(
                 str(self.path), f"not a trifecta-monitor hook store (a SQLite file of application id {application:#x})"
@@ -202,7 +207,7 @@ class HookStore:
                 f"a hook store of schema {version}, this version reads up to {SCHEMA_VERSION}: "
                 "read it with a newer trifecta-monitor",
             )
-        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        if version == 0 and tables:
             raise InputError(str(self.path), "not a trifecta-monitor hook store (a SQLite file of other tables)")
         return version
 
