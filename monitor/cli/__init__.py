@@ -16,7 +16,6 @@ from monitor import __version__
 from monitor.agreement import agreement_to_json, measure_agreement, render_agreement, summarize_agreement
 from monitor.analysis import AnalysisProgress, analyze_records
 from monitor.classify import (
-    RuleSet,
     build_rule_schema,
     check_test_coverage,
     draft_rule_file,
@@ -28,7 +27,19 @@ from monitor.classify import (
     update_pins,
 )
 from monitor.cli._formats import INPUT_FORMATS_HELP
-from monitor.cli._options import builtin_rules_option, format_option, output_option, posture_option, rules_option
+from monitor.cli._options import (
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    EXIT_OK,
+    ErrorEcho,
+    builtin_rules_option,
+    format_option,
+    input_format_option,
+    load_rules_or_exit,
+    output_option,
+    posture_option,
+    rules_option,
+)
 from monitor.cli._progress import show_progress
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy
@@ -70,7 +81,6 @@ from monitor.scenarios import build_scenario_schema, load_scenarios, run_scenari
 from monitor.session import SessionMonitor
 from monitor.types import ReportWriter
 
-EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 _ANALYZE_HELP = f"""Analyse session traces and report each session's level, legs, decisions and alerts.
 
 {INPUT_FORMATS_HELP}
@@ -81,7 +91,6 @@ code (--fail-on) is judged on all of them. On a terminal, progress shows on stan
 Exit codes: 0 nothing at or above --fail-on; 1 alerts at or above it; 2 unreadable input, any rejected record or
 an engine failure on a session (everything readable is still analysed and reported).
 """
-_MAX_ERRORS_SHOWN = 20
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -93,13 +102,7 @@ def main() -> None:
 
 @main.command(help=_ANALYZE_HELP)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--input-format",
-    type=click.Choice([f.value for f in InputFormat]),
-    default="auto",
-    show_default=True,
-    help="Input format; auto tells each file's format from its content.",
-)
+@input_format_option
 @posture_option
 @format_option("table", "json", "jsonl", "sarif")
 @output_option
@@ -166,11 +169,11 @@ def analyze(
     debug: bool,
 ) -> None:
     """Run ``trifecta analyze``; its help is :data:`_ANALYZE_HELP` (the input formats are named in one place)."""
-    rules = _load_rules_or_exit(rules_dirs, builtin_rules)
+    rules = load_rules_or_exit(rules_dirs, builtin_rules)
     policy = Policy(baseline=Client(baseline) if baseline else None)
     monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
-    errors_shown = 0
+    errors = ErrorEcho()
     shown = _session_filter(Level(min_level) if min_level else None, Severity(min_severity) if min_severity else None)
     progress = AnalysisProgress()
     if graph_dir is not None:
@@ -188,9 +191,7 @@ def analyze(
             if isinstance(item, RecordError):
                 summary.errors += 1
                 writer.write_error(item)
-                if errors_shown < _MAX_ERRORS_SHOWN:
-                    click.echo(f"error: {item.source}: {item.message}", err=True)
-                errors_shown += 1
+                errors.echo(item)
             else:
                 summary.add(item)
                 if shown(item):
@@ -198,8 +199,7 @@ def analyze(
                     if graph_dir is not None:
                         _write_graph(graph_dir, item)
         writer.close(summary)
-    if errors_shown > _MAX_ERRORS_SHOWN:
-        click.echo(f"error: … and {errors_shown - _MAX_ERRORS_SHOWN} more input errors", err=True)
+    errors.finish()
     sys.exit(_exit_code(summary, fail_on))
 
 
@@ -292,15 +292,6 @@ def schema_rules() -> None:
     click.echo(orjson.dumps(build_rule_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
 
 
-def _load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
-    try:
-        return load_rules(dirs, builtin=builtin)
-    except RuleLoadError as exc:
-        for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
-        raise SystemExit(EXIT_INPUT) from None
-
-
 def _read_tool_list_or_exit(path: Path) -> ToolList:
     try:
         return read_tool_list(path)
@@ -317,7 +308,7 @@ def rules() -> None:
 @click.argument("dirs", nargs=-1, type=click.Path(exists=True, path_type=Path))
 def rules_test(dirs: tuple[Path, ...]) -> None:
     """Run the inline tests of the rule files in DIRS (default: the built-in packs). Exit 1 on a failure."""
-    ruleset = _load_rules_or_exit(dirs, True)
+    ruleset = load_rules_or_exit(dirs, True)
     chosen = [r for r in ruleset.rules if not dirs or any(_is_under(r.path, d) for d in dirs)]
     outcomes = run_rule_tests(ruleset, chosen)
     for o in outcomes:
@@ -433,7 +424,7 @@ def eval_agentdojo(
     labels = labels or (runs.parent if runs.is_file() else runs) / "injection-tasks.json"
     if not labels.exists():
         raise click.UsageError(f"no labels file at {labels}; give --labels")
-    rules = _load_rules_or_exit(rules_dirs, builtin_rules)
+    rules = load_rules_or_exit(rules_dirs, builtin_rules)
     tasks = load_injection_tasks(labels)
     if leave_one_suite_out:
         loso = evaluate_leave_one_suite_out(runs, tasks, rules=rules, posture=Posture(posture))
@@ -445,8 +436,10 @@ def eval_agentdojo(
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
     else:
         print_evaluation(document, sys.stdout)
-    for error in evaluation.errors[:_MAX_ERRORS_SHOWN]:
-        click.echo(f"error: {error.source}: {error.message}", err=True)
+    echo = ErrorEcho()
+    for error in evaluation.errors:
+        echo.echo(error)
+    echo.finish()
     sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)
 
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from monitor.cli._options import builtin_rules_option, rules_option
+from monitor.cli._options import EXIT_INPUT, builtin_rules_option, rules_option
 from monitor.errors import InputError
 from monitor.hosts.claude_code import (
     DEFAULT_TIMEOUT,
@@ -30,7 +30,6 @@ from monitor.store import HookStore, StoredSession, default_store_path
 
 __all__ = ["COMMANDS"]
 
-EXIT_INPUT = 2
 _TIMEOUT_MARGIN = 10
 _LEVEL_STYLE = {
     "clean": "green",

@@ -11,9 +11,16 @@ from typing import NoReturn
 import click
 
 from monitor.analysis import analyze_records
-from monitor.classify import RuleSet, load_rules
-from monitor.cli._options import builtin_rules_option, posture_option, rules_option
-from monitor.errors import RuleLoadError
+from monitor.cli._options import (
+    EXIT_INPUT,
+    EXIT_OK,
+    ErrorEcho,
+    builtin_rules_option,
+    input_format_option,
+    load_rules_or_exit,
+    posture_option,
+    rules_option,
+)
 from monitor.ingest import InputFormat, InputStream
 from monitor.models import Posture, Record, RecordError, SessionReport
 from monitor.report import find_call, render_explanation
@@ -21,8 +28,6 @@ from monitor.session import SessionMonitor
 
 __all__ = ["COMMANDS", "explain"]
 
-EXIT_OK, EXIT_INPUT = 0, 2
-_MAX_ERRORS_SHOWN = 20
 _CLOSE_MATCHES = 5
 
 
@@ -48,13 +53,7 @@ class _OneSession(InputStream):
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.argument("session_id", metavar="SESSION")
 @click.argument("call_key", metavar="[CALL]", required=False)
-@click.option(
-    "--input-format",
-    type=click.Choice([f.value for f in InputFormat]),
-    default="auto",
-    show_default=True,
-    help="Input format; auto tells each file's format from its content.",
-)
+@input_format_option
 @posture_option
 @rules_option
 @builtin_rules_option
@@ -79,20 +78,17 @@ def explain(
 
     Exit codes: 0 explained; 2 unreadable input, any rejected record, or an unknown session or call.
     """
-    rules = _load_rules_or_exit(rules_dirs, builtin_rules)
+    rules = load_rules_or_exit(rules_dirs, builtin_rules)
     monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
     stream = _OneSession([input_path], InputFormat(input_format), session_id)
     report: SessionReport | None = None
-    errors = 0
+    errors = ErrorEcho()
     for item in analyze_records(stream, monitor):
         if isinstance(item, RecordError):
-            if errors < _MAX_ERRORS_SHOWN:
-                click.echo(f"error: {item.source}: {item.message}", err=True)
-            errors += 1
+            errors.echo(item)
         else:
             report = item
-    if errors > _MAX_ERRORS_SHOWN:
-        click.echo(f"error: … and {errors - _MAX_ERRORS_SHOWN} more input errors", err=True)
+    errors.finish()
     if report is None:
         close = _close(session_id, stream.seen)
         listed = list(stream.seen)[:_CLOSE_MATCHES]
@@ -109,7 +105,7 @@ def explain(
             _fail(f"no call {call_key!r} in session {session_id!r}", close or listed, what="" if close else "calls")
         call_id = call.call_id
     render_explanation(report, sys.stdout, call_id=call_id, width=width)
-    sys.exit(EXIT_INPUT if errors else EXIT_OK)
+    sys.exit(EXIT_INPUT if errors.count else EXIT_OK)
 
 
 def _close(key: str, names: Iterable[str]) -> list[str]:
@@ -120,15 +116,6 @@ def _fail(message: str, matches: list[str], *, what: str = "") -> NoReturn:
     hint = f"; {what or 'close matches'}: {', '.join(matches)}" if matches else ""
     click.echo(f"error: {message}{hint}", err=True)
     sys.exit(EXIT_INPUT)
-
-
-def _load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
-    try:
-        return load_rules(dirs, builtin=builtin)
-    except RuleLoadError as exc:
-        for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
-        raise SystemExit(EXIT_INPUT) from None
 
 
 COMMANDS: list[click.Command] = [explain]

@@ -1,4 +1,4 @@
-"""Options the commands share, written once."""
+"""What the commands share, written once: options, exit codes, loading the rule packs, echoing input errors."""
 
 from __future__ import annotations
 
@@ -8,9 +8,27 @@ from typing import Any, TypeVar
 
 import click
 
-from monitor.models import Posture
+from monitor.classify import RuleSet, load_rules
+from monitor.errors import RuleLoadError
+from monitor.ingest import InputFormat
+from monitor.models import Posture, RecordError
 
-__all__ = ["builtin_rules_option", "format_option", "output_option", "posture_option", "rules_option"]
+__all__ = [
+    "EXIT_FINDINGS",
+    "EXIT_INPUT",
+    "EXIT_OK",
+    "ErrorEcho",
+    "builtin_rules_option",
+    "format_option",
+    "input_format_option",
+    "load_rules_or_exit",
+    "output_option",
+    "posture_option",
+    "rules_option",
+]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+MAX_ERRORS_SHOWN = 20
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,3 +72,38 @@ builtin_rules_option = click.option(
     show_default=True,
     help="Use the rule packs shipped with trifecta-monitor.",
 )
+input_format_option = click.option(
+    "--input-format",
+    type=click.Choice([f.value for f in InputFormat]),
+    default="auto",
+    show_default=True,
+    help="Input format; auto tells each file's format from its content.",
+)
+
+
+def load_rules_or_exit(dirs: tuple[Path, ...], builtin: bool) -> RuleSet:
+    """Load the rule packs, or print each problem and exit with :data:`EXIT_INPUT`."""
+    try:
+        return load_rules(dirs, builtin=builtin)
+    except RuleLoadError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        raise SystemExit(EXIT_INPUT) from None
+
+
+class ErrorEcho:
+    """Prints rejected records on standard error: the first :data:`MAX_ERRORS_SHOWN`, then how many more."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def echo(self, error: RecordError) -> None:
+        """Count the error; print it while fewer than the limit were printed."""
+        if self.count < MAX_ERRORS_SHOWN:
+            click.echo(f"error: {error.source}: {error.message}", err=True)
+        self.count += 1
+
+    def finish(self) -> None:
+        """Say how many errors were not printed, if any."""
+        if self.count > MAX_ERRORS_SHOWN:
+            click.echo(f"error: … and {self.count - MAX_ERRORS_SHOWN} more input errors", err=True)

@@ -7,16 +7,13 @@ from pathlib import Path
 
 import click
 
-from monitor.classify import load_rules
-from monitor.cli._options import builtin_rules_option, posture_option, rules_option
+from monitor.cli._options import EXIT_INPUT, builtin_rules_option, load_rules_or_exit, posture_option, rules_option
 from monitor.decide import Policy
-from monitor.errors import RuleLoadError
 from monitor.models import Posture
 from monitor.session import SessionMonitor
 
 __all__ = ["COMMANDS", "proxy"]
 
-EXIT_INPUT = 2
 INSTALL_HINT = "pip install 'trifecta-monitor[hosts]'"
 
 
@@ -84,12 +81,7 @@ def proxy(
         sys.exit(EXIT_INPUT)
     from monitor.hosts.mcp import run_stdio_proxy
 
-    try:
-        rules = load_rules(rules_dirs, builtin=builtin_rules)
-    except RuleLoadError as exc:
-        for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
-        sys.exit(EXIT_INPUT)
+    rules = load_rules_or_exit(rules_dirs, builtin_rules)
     monitor = SessionMonitor(posture=Posture(posture), policy=Policy(enforce=enforce), rules=rules, builtin_rules=False)
     if audit_log is not None:
         try:

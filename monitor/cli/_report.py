@@ -8,9 +8,17 @@ from pathlib import Path
 import click
 
 from monitor.analysis import analyze_records
-from monitor.classify import load_rules
-from monitor.cli._options import builtin_rules_option, posture_option, rules_option
-from monitor.errors import RuleLoadError
+from monitor.cli._formats import INPUT_FORMATS_HELP
+from monitor.cli._options import (
+    EXIT_INPUT,
+    EXIT_OK,
+    ErrorEcho,
+    builtin_rules_option,
+    input_format_option,
+    load_rules_or_exit,
+    posture_option,
+    rules_option,
+)
 from monitor.ingest import InputFormat, RecordError, read_inputs
 from monitor.models import AnalysisSummary, Posture
 from monitor.report import CallTextRecorder, HtmlLimits, HtmlReportWriter
@@ -18,11 +26,21 @@ from monitor.session import SessionMonitor
 
 __all__ = ["COMMANDS", "report"]
 
-EXIT_OK, EXIT_INPUT = 0, 2
-_MAX_ERRORS_SHOWN = 20
+
+_REPORT_HELP = f"""Analyse session traces and write one self-contained HTML report (opens from file://, fetches
+nothing).
+
+{INPUT_FORMATS_HELP}
+
+The report holds a summary of all sessions, an index, and per session its alerts, its capability graph with the
+alert path highlighted, the timeline of its calls and the evidence of each confirmed or denied call, the matching
+text marked in the arguments and in the result it came from.
+
+Exit codes: 0 written; 2 unreadable input or a rejected record (everything readable is still reported).
+"""
 
 
-@click.command()
+@click.command(help=_REPORT_HELP)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--output",
@@ -31,13 +49,7 @@ _MAX_ERRORS_SHOWN = 20
     type=click.Path(dir_okay=False, path_type=Path),
     help="The HTML file to write.",
 )
-@click.option(
-    "--input-format",
-    type=click.Choice([f.value for f in InputFormat]),
-    default="auto",
-    show_default=True,
-    help="Input format; auto tells each file's format from its content.",
-)
+@input_format_option
 @posture_option
 @rules_option
 @builtin_rules_option
@@ -59,31 +71,15 @@ def report(
     title: str,
     max_bytes: int,
 ) -> None:
-    """Analyse session traces and write one self-contained HTML report (opens from file://, fetches nothing).
-
-    Inputs (files or folders, told apart by content): native JSONL events, OTLP JSON spans, MCP JSON-RPC
-    logs, Claude Code transcripts and hook payload logs, the Claude Code hook store (SQLite), the proxy's
-    audit log, and AgentDojo runs (folders or archives).
-
-    The report holds a summary of all sessions, an index, and per session its alerts, its capability graph
-    with the alert path highlighted, the timeline of its calls and the evidence of each confirmed or denied
-    call, the matching text marked in the arguments and in the result it came from.
-
-    Exit codes: 0 written; 2 unreadable input or a rejected record (everything readable is still reported).
-    """
-    try:
-        rules = load_rules(rules_dirs, builtin=builtin_rules)
-    except RuleLoadError as exc:
-        for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
-        raise SystemExit(EXIT_INPUT) from None
+    """Run ``trifecta report``; its help is :data:`_REPORT_HELP`."""
+    rules = load_rules_or_exit(rules_dirs, builtin_rules)
     monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
     summary = AnalysisSummary()
     try:
         fh = output.open("w", encoding="utf-8")
     except OSError as exc:
         raise click.UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    errors = 0
+    errors = ErrorEcho()
     with fh:
         writer = HtmlReportWriter(fh, title=title, limits=HtmlLimits(max_bytes=max_bytes))
         recorder = CallTextRecorder(read_inputs(paths, InputFormat(input_format)))
@@ -91,15 +87,12 @@ def report(
             if isinstance(item, RecordError):
                 summary.errors += 1
                 writer.write_error(item)
-                if errors < _MAX_ERRORS_SHOWN:
-                    click.echo(f"error: {item.source}: {item.message}", err=True)
-                errors += 1
+                errors.echo(item)
             else:
                 summary.add(item)
                 writer.write_session(item, recorder.take(item))
         writer.close(summary)
-    if errors > _MAX_ERRORS_SHOWN:
-        click.echo(f"error: … and {errors - _MAX_ERRORS_SHOWN} more input errors", err=True)
+    errors.finish()
     click.echo(f"{output}: {summary.sessions} sessions, {summary.calls} calls", err=True)
     sys.exit(EXIT_INPUT if summary.errors else EXIT_OK)
 
