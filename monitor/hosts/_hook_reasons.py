@@ -77,8 +77,7 @@ def describe_decision(decision: Decision, tool: str, tools_by_call: Mapping[str,
 
 
 def _describe_destination(item: Evidence, tools_by_call: Mapping[str, str]) -> str:
-    head, _, origin = item.detail.rpartition(": ")
-    value = head.rpartition(" at ")[0] or head or item.detail
+    value, _, origin = item.split_detail()
     wording = _ORIGINS.get(origin)
     if wording is None:
         return value
@@ -96,13 +95,11 @@ def _sources(items: list[Evidence], tools_by_call: Mapping[str, str]) -> str:
 
 
 def _excerpt(item: Evidence) -> str:
-    text = _SPACES.sub(" ", item.detail).strip()
-    # Evidence details end with how the text was found: "(verbatim)", "(base64)", "(secret)", ...
-    body, _, how = text.rpartition(" (")
-    body = body or text
+    text, _, how = item.split_detail()  # how the text was found: "verbatim", "base64", "secret", ...
+    body = _SPACES.sub(" ", text).strip()
     if len(body) > _EXCERPT_CHARS:
         body = body[: _EXCERPT_CHARS - 1] + "…"
-    return f"“{body}”, {how.rstrip(')')}" if how else f"“{body}”"
+    return f"“{body}”, {how}" if how else f"“{body}”"
 
 
 def _one_line(text: str) -> str:

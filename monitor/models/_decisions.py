@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -86,6 +87,34 @@ class Evidence(BaseModel):
     kind: EvidenceKind
     from_call: str | None
     detail: str
+
+    def split_detail(self) -> EvidenceDetail:
+        """Return the parts of ``detail``. A destination's detail reads ``value at /path: origin``; a fragment's
+        or a steering value's ``text (how)`` (the transform, or the effects). A detail of another form is all
+        ``text``."""
+        detail = self.detail
+        if self.kind is EvidenceKind.DESTINATION:
+            head, sep, origin = detail.rpartition(": ")
+            value, at_sep, path = head.rpartition(" at ")
+            if sep and at_sep and origin and " " not in origin:
+                return EvidenceDetail(value, path, origin)
+        elif self.kind in (EvidenceKind.FRAGMENT, EvidenceKind.STEERING) and detail.endswith(")"):
+            text, sep, how = detail[:-1].rpartition(" (")
+            if sep and how:
+                return EvidenceDetail(text, "", how)
+        return EvidenceDetail(detail, "", "")
+
+
+class EvidenceDetail(NamedTuple):
+    """The parts of an evidence item's ``detail`` (see :meth:`Evidence.split_detail`)."""
+
+    text: str
+    """The value or text found."""
+    at: str
+    """Where in the call's arguments (destinations), else empty."""
+    how: str
+    """Who chose a destination (its origin), how a fragment was found (its transform), or a steered value's
+    effects; empty when the detail does not say."""
 
 
 class Decision(BaseModel):

@@ -71,16 +71,18 @@ def describe_flow(target: str, item: Evidence) -> Flow | None:
     if not item.from_call:
         return None
     evidence = _KIND_FLOW[item.kind]
-    text, transform = item.detail, ""
+    text, _, how = item.split_detail()
+    transform = ""
     if item.kind is EvidenceKind.FRAGMENT:
-        head, _, tail = item.detail.rpartition(" (")
-        if head and tail.endswith(")") and tail[:-1] in Transform.__members__.values():
-            text, transform = head, tail[:-1]
+        if how in Transform.__members__.values():
+            transform = how
             evidence = _TRANSFORM_FLOW[Transform(transform)]
+        else:
+            text = item.detail
     elif item.kind is EvidenceKind.DESTINATION:
-        head, _, origin = item.detail.rpartition(": ")
-        text, transform = (head, origin) if head else (item.detail, "")
-        text = text.split(" at /", 1)[0]
+        transform = how
+    else:
+        text = item.detail
     return Flow(item.from_call, target, evidence, transform, text[:FLOW_TEXT_LIMIT])
 
 

@@ -48,8 +48,6 @@ _LEVEL_STYLE = {
     "exfiltration": "bold white on red",
 }
 _ACTION_STYLE = {"allow": "green", "confirm": "yellow", "deny": "bold red"}
-_FRAGMENT_DETAIL = re.compile(r"(?s)^(?P<text>.*) \((?P<how>[a-z0-9, -]+)\)$")
-_DESTINATION_DETAIL = re.compile(r"(?s)^(?P<value>.*) at (?P<path>\S*): (?P<origin>[a-z-]+)$")
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
 _MAX_TEXT = 240
 _FLOWS_TO = "flows_to:"
@@ -74,12 +72,14 @@ def word_reason(reason: Reason, call: CallReport, report: SessionReport) -> str:
     wording = look_up_wording(reason)
     evidence = [e for e in call.decision.evidence if wording.evidence is None or e.kind is wording.evidence]
     if wording.origin is not None:
-        evidence = [e for e in evidence if _destination_parts(e)[2] == wording.origin.value] or evidence
+        evidence = [
+            e for e in evidence if e.kind is EvidenceKind.DESTINATION and e.split_detail().how == wording.origin.value
+        ] or evidence
     sources = list(dict.fromkeys(e.from_call for e in evidence if e.from_call))
     calls = {c.call_id: c for c in report.calls}
     source = " and ".join(_name_call(calls[s]) if s in calls else s for s in sources) or "an earlier call"
     destination = next(
-        (_destination_parts(e)[0] for e in evidence if e.kind is EvidenceKind.DESTINATION), "the destination"
+        (e.split_detail().text for e in evidence if e.kind is EvidenceKind.DESTINATION), "the destination"
     )
     fields = {"tool": call.tool, "source": source, "destination": destination}
     return wording.text.format_map(_Fields(fields))
@@ -271,25 +271,16 @@ def _evidence_row(report: SessionReport, call: CallReport, item: Evidence) -> tu
     source_call = _by_id(report, item.from_call) if item.from_call else None
     source = _name_call(source_call) if source_call else (item.from_call or "the user's words or settings")
     if item.kind is EvidenceKind.DESTINATION:
-        value, path, origin = _destination_parts(item)
+        value, path, origin = item.split_detail()
         return item.kind.value, Text(f"{value} ({origin})"), source, path or "arguments"
     if item.kind in (EvidenceKind.FRAGMENT, EvidenceKind.STEERING):
-        match = _FRAGMENT_DETAIL.match(item.detail)
-        text, how = (match["text"], match["how"]) if match else (item.detail, "")
+        text, _, how = item.split_detail()
         shown = Text(_quote(text))
         if how:
             shown.append(f" ({how})", style="dim")
         where = _find_argument(call.arguments, text) if call.arguments else None
         return item.kind.value, shown, source, where or "arguments"
     return item.kind.value, Text(item.detail), source, ""
-
-
-def _destination_parts(item: Evidence) -> tuple[str, str, str]:
-    """(value, argument path, origin) of a destination evidence item; the detail itself when it has another form."""
-    match = _DESTINATION_DETAIL.match(item.detail) if item.kind is EvidenceKind.DESTINATION else None
-    if match is None:
-        return item.detail, "", ""
-    return match["value"], match["path"], match["origin"]
 
 
 def _find_argument(arguments: Mapping[str, Any], text: str) -> str | None:

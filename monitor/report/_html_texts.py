@@ -50,14 +50,8 @@ SessionTexts = dict[tuple[str, int], EvidenceTexts]
 
 def extract_needle(evidence: Evidence) -> str:
     """Return the text an evidence item says was found (its ``detail`` without the kind-specific suffix)."""
-    detail = evidence.detail
-    if evidence.kind is EvidenceKind.DESTINATION:
-        head, sep, _origin = detail.rpartition(": ")
-        value, at, _path = (head if sep else detail).rpartition(" at ")
-        return value if at else (head if sep else detail)
-    if evidence.kind in (EvidenceKind.FRAGMENT, EvidenceKind.STEERING) and detail.endswith(")"):
-        text, sep, _how = detail.rpartition(" (")
-        return text if sep else detail
+    if evidence.kind in (EvidenceKind.DESTINATION, EvidenceKind.FRAGMENT, EvidenceKind.STEERING):
+        return evidence.split_detail().text
     return ""
 
 
