@@ -42,17 +42,23 @@ def _plain(value: Any, what: str, depth: int) -> Any:
     if isinstance(value, BaseModel):
         return dump_model(value)
     if isinstance(value, Mapping):
-        if depth <= 0:
-            return value if isinstance(value, dict) else dict(value)
-        converted = {key: _plain(item, what, depth - 1) for key, item in value.items()}
-        same = isinstance(value, dict) and all(converted[key] is item for key, item in value.items())
-        return value if same else converted
+        copy: dict[Any, Any] | None = None if isinstance(value, dict) else dict(value)
+        if depth > 0:
+            for key, item in value.items():
+                plain = _plain(item, what, depth - 1)
+                if plain is not item:
+                    copy = dict(value) if copy is None else copy
+                    copy[key] = plain
+        return value if copy is None else copy
     if isinstance(value, list | tuple):
-        if depth <= 0:
-            return value if isinstance(value, list) else list(value)
-        items = [_plain(item, what, depth - 1) for item in value]
-        same = isinstance(value, list) and all(new is old for new, old in zip(items, value, strict=True))
-        return value if same else items
+        items: list[Any] | None = None if isinstance(value, list) else list(value)
+        if depth > 0:
+            for n, item in enumerate(value):
+                plain = _plain(item, what, depth - 1)
+                if plain is not item:
+                    items = list(value) if items is None else items
+                    items[n] = plain
+        return value if items is None else items
     raise TypeError(
         f"{what}: expected a dict, a list, a JSON value or an mcp SDK object (a pydantic model), got {_describe(value)}"
     )
