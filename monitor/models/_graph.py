@@ -8,15 +8,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from monitor.models._reports import SessionReport, build_graph
+from monitor.models._reports import SessionReport, build_graph, export_node_link
 
 
 def graph_to_node_link(report: SessionReport) -> dict[str, Any]:
     """Return the session's graph as networkx node-link data (edges under ``edges``), every attribute
     JSON-safe (tuples become lists)."""
-    import networkx as nx
-
-    data: dict[str, Any] = nx.node_link_data(build_graph(report), edges="edges")
+    data = export_node_link(build_graph(report))
     return {key: _json_safe(value) for key, value in data.items()}
 
 
