@@ -454,7 +454,8 @@ def _replay(run: AgentDojoRun, rules: OverrideSource | None, posture: Posture) -
         calls,
         security=run.security,
         prompt=prompt or "",
-        alerts=list(monitor.session(run.session_id).alerts),
+        # A run with no event the monitor saw (an all-null run) raised nothing.
+        alerts=list(monitor.session(run.session_id).alerts) if monitor.has_session(run.session_id) else [],
     )
 
 
