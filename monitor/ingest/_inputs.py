@@ -137,11 +137,23 @@ def read_inputs(paths: Iterable[Path], input_format: InputFormat = InputFormat.A
 def _read_file(path: Path, input_format: InputFormat, root: Path) -> RecordStream:
     fmt = input_format if input_format is not InputFormat.AUTO else detect_format(path)
     if fmt is None:
-        yield RecordError(
-            source=str(path), message="cannot tell the input format from the content; name it with --input-format"
-        )
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(_SNIFF_BYTES)
+        except OSError:
+            head = b"?"
+        yield _undetected(str(path), head)
         return
     yield from _READERS[fmt].read(path, root)
+
+
+def _undetected(source: str, head: bytes) -> RecordError:
+    """The error for input whose format the content does not tell: empty input says so."""
+    if not head.strip():
+        return RecordError(source=source, message="empty file: nothing to read")
+    return RecordError(
+        source=source, message="cannot tell the input format from the content; name it with --input-format"
+    )
 
 
 def _read_stdin(stdin: IO[bytes], input_format: InputFormat) -> RecordStream:
@@ -152,9 +164,7 @@ def _read_stdin(stdin: IO[bytes], input_format: InputFormat) -> RecordStream:
         return
     fmt = input_format if input_format is not InputFormat.AUTO else _sniff_head(head)
     if fmt is None:
-        yield RecordError(
-            source=STDIN_NAME, message="cannot tell the input format from the content; name it with --input-format"
-        )
+        yield _undetected(STDIN_NAME, head)
         return
     if fmt is InputFormat.JSONL:  # streamed: a pipe of any length, nothing buffered
         yield from read_jsonl_stream(io.BufferedReader(_Rejoined(head, stdin)), STDIN_NAME)

@@ -145,6 +145,19 @@ def test_an_empty_file_is_an_error_naming_it(tmp_path: Path, fmt: InputFormat) -
     assert errors[0].source == str(path) and errors[0].message.startswith("empty file")
 
 
+def test_an_empty_file_read_in_auto_format_is_called_empty(tmp_path: Path) -> None:
+    empty, unknown = tmp_path / "empty.jsonl", tmp_path / "unknown.txt"
+    empty.write_bytes(b"\n  \n")
+    unknown.write_bytes(b"not any format\n")
+
+    errors = _errors(_read([empty, unknown], InputFormat.AUTO))
+
+    assert [(e.source, e.message.split(":")[0]) for e in errors] == [
+        (str(empty), "empty file"),
+        (str(unknown), "cannot tell the input format from the content; name it with --input-format"),
+    ]
+
+
 def test_an_empty_tool_list_is_a_problem_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "tools.json"
     path.write_bytes(b"")
