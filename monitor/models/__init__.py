@@ -37,7 +37,14 @@ from monitor.models._evidence import (
     Origin,
     Transform,
 )
-from monitor.models._flows import FLOW_TEXT_LIMIT, Flow, describe_flows, find_path_steps
+from monitor.models._flows import (
+    FLOW_TEXT_LIMIT,
+    MAX_GRAPH_CALLS,
+    Flow,
+    FlowRecord,
+    describe_flows,
+    find_path_steps,
+)
 from monitor.models._graph import graph_to_node_link, name_graph_file, write_graphml
 from monitor.models._legs import (
     ALL_LEGS,
@@ -58,7 +65,6 @@ from monitor.models._reports import (
     ARGUMENT_KEY_LIMIT,
     ARGUMENT_TEXT_LIMIT,
     ARGUMENT_VALUE_LIMIT,
-    MAX_GRAPH_CALLS,
     CallReport,
     SessionReport,
     bound_arguments,
@@ -109,6 +115,7 @@ __all__ = [
     "FLOW_TEXT_LIMIT",
     "Finding",
     "Flow",
+    "FlowRecord",
     "FragmentMatch",
     "HINT_MEMBERS",
     "LEG_ORDER",

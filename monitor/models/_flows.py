@@ -4,13 +4,16 @@ of an alert found by a search over them."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from monitor.models._decisions import Decision, Evidence, EvidenceKind, PathRole, PathStep
 from monitor.models._evidence import Transform
 
+MAX_GRAPH_CALLS = 10_000
+"""Calls of one session whose edges the graph keeps; the graph of a longer session keeps the first ones and says
+so (graph attributes ``truncated`` and ``calls_dropped``)."""
 FLOW_TEXT_LIMIT = 200
 """Characters kept of the matched text on a ``flows_to`` edge."""
 ORDER = "order"
@@ -92,8 +95,39 @@ def describe_flows(call: CallLike) -> list[Flow]:
     return [flow for flow in flows if flow is not None and flow.source != call.call_id]
 
 
+@dataclass(slots=True)
+class FlowRecord:
+    """The ``flows_to`` edges of a session as the engine keeps them, built as the session goes: a call's incoming
+    edges are worked out once, when it is decided (its evidence is final then), and the path search of every
+    later alert reads them. Bounded: the edges of the first :data:`MAX_GRAPH_CALLS` calls are kept; a later
+    call's are worked out again when a search reaches it, so memory does not grow with the session."""
+
+    into: dict[str, tuple[Flow, ...]] = field(default_factory=dict)
+    dropped: int = 0
+
+    def add_call(self, call: CallLike) -> None:
+        """Record the edges into a call that has just been decided."""
+        if len(self.into) >= MAX_GRAPH_CALLS:
+            self.dropped += 1
+            return
+        self.into[call.call_id] = tuple(describe_flows(call))
+
+    def flows_into(self, call: CallLike) -> Sequence[Flow]:
+        """Return the edges into a call: as recorded, or worked out now for a call past the bound."""
+        flows = self.into.get(call.call_id)
+        return describe_flows(call) if flows is None else flows
+
+    def edges(self) -> list[Flow]:
+        """Return every recorded edge, in the order the calls were decided."""
+        return [flow for flows in self.into.values() for flow in flows]
+
+
 def find_path_steps(
-    calls: Mapping[str, CallLike], sink: str, untrusted: Iterable[str], private: Iterable[str]
+    calls: Mapping[str, CallLike],
+    sink: str,
+    untrusted: Iterable[str],
+    private: Iterable[str],
+    flows_into: Callable[[CallLike], Sequence[Flow]] = describe_flows,
 ) -> tuple[PathStep, ...]:
     """Search the session's ``flows_to`` edges (``calls`` by id) for the path from each untrusted and each
     private source to the sink; return the calls on those paths in session order, each with its role.
@@ -102,7 +136,9 @@ def find_path_steps(
     output and whose output reached the sink) reaches it along the shortest such chain, each step's ``via``
     naming the evidence kinds (``flows_to:fragment``). A source with no such chain reaches the sink by
     ``order`` alone: the sink came after it with its content in the context. The search reads only the
-    evidence of calls that reach the sink, so it costs what the path costs, not what the session does."""
+    evidence of calls that reach the sink, so it costs what the path costs, not what the session does.
+    ``flows_into`` gives a call's incoming edges (by default worked out from its evidence; the engine passes its
+    :meth:`FlowRecord.flows_into`)."""
     end = calls.get(sink)
     if end is None:
         return ()
@@ -113,7 +149,7 @@ def find_path_steps(
     while queue:
         node = queue.popleft()
         sources = into.setdefault(node, {})
-        for flow in describe_flows(calls[node]):
+        for flow in flows_into(calls[node]):
             if flow.source in calls and calls[flow.source].index < calls[node].index:
                 sources.setdefault(flow.source, set()).add(flow.evidence)
         for source in sorted(sources, key=lambda c: calls[c].index):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from monitor.models._decisions import Alert, Decision, Level
-from monitor.models._flows import describe_flows
+from monitor.models._flows import MAX_GRAPH_CALLS, describe_flows
 from monitor.models._legs import Leg, Provenance
 from monitor.models._tools import Finding
 
@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
-MAX_GRAPH_CALLS = 10_000
-"""Call nodes kept in one session's graph; the graph of a longer session keeps the first ones and says so
-(graph attributes ``truncated`` and ``calls_dropped``)."""
 ARGUMENT_TEXT_LIMIT = 1_000
 """Characters kept of one string argument value in a report; the rest is replaced by a visible marker."""
 ARGUMENT_KEY_LIMIT = 64
@@ -127,7 +124,9 @@ def build_graph(report: SessionReport) -> nx.MultiDiGraph:
     :class:`Flow`).
 
     Bounded: at most :data:`MAX_GRAPH_CALLS` call nodes; a longer session's graph keeps the first ones and has
-    ``truncated=True`` and ``calls_dropped`` set. The graph is built only when asked for (``report.graph``).
+    ``truncated=True`` and ``calls_dropped`` set. The graph is built when asked for (``report.graph``); its
+    ``flows_to`` edges come from each call's evidence by the same rule (:func:`describe_flows`) as the record the
+    engine keeps while it decides (:class:`FlowRecord`), so they are the same edges.
     """
     import networkx as nx  # imported when a graph is asked for: most runs never draw one
 

@@ -19,6 +19,7 @@ from monitor.models import (
     Decision,
     Evidence,
     EvidenceKind,
+    FlowRecord,
     Leg,
     Level,
     LevelChanged,
@@ -28,7 +29,6 @@ from monitor.models import (
     Severity,
     ToolDefinition,
     bound_arguments,
-    describe_flows,
     find_path_steps,
     sort_legs,
 )
@@ -118,6 +118,8 @@ class SessionState:
     # Call id -> the legs (private data, untrusted content) of its result that a reading bound left unexamined.
     unexamined: dict[str, frozenset[Leg]] = field(default_factory=dict)
     pushed: tuple[Level, tuple[Leg, ...]] = (Level.CLEAN, ())
+    # The session's data flow (the graph's ``flows_to`` edges), recorded as each call is decided.
+    flows: FlowRecord = field(default_factory=FlowRecord)
 
     def add_call(self, record: CallRecord) -> None:
         """Append a decided call (its id is unique in the session)."""
@@ -125,6 +127,7 @@ class SessionState:
         self.by_id[record.call_id] = record
         self.unanswered.setdefault(record.raw_id or record.call_id, []).append(record)
         self.uncommitted.append(record)
+        self.flows.add_call(record)
         if self.notices is not None:
             decided = CallDecided(
                 session_id=self.session_id, server=record.server, tool=record.tool, decision=record.decision
@@ -188,14 +191,14 @@ class SessionState:
         record = self.by_id.get(call_id)
         suggested = [
             flow.source
-            for flow in (describe_flows(record) if record is not None else ())
+            for flow in (self.flows.flows_into(record) if record is not None else ())
             if flow.evidence == "destination-origin" and flow.transform == Origin.ATTACKER
         ]
         steering = [e.from_call for e in items if e.kind is EvidenceKind.STEERING and e.from_call]
         untrusted = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *steering, *suggested]
         fragments = [e.from_call for e in items if e.kind is EvidenceKind.FRAGMENT and e.from_call]
         private = fragments or [self.legs.get(Leg.PRIVATE_DATA, "")]
-        return find_path_steps(self.by_id, call_id, untrusted, private)
+        return find_path_steps(self.by_id, call_id, untrusted, private, self.flows.flows_into)
 
     def to_report(self) -> SessionReport:
         """Return the state frozen into a :class:`SessionReport`."""
