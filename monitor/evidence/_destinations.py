@@ -99,12 +99,12 @@ _BARE_DOMAIN = re.compile(
 )
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 _PHONE = re.compile(r"(?<![\w+])\+\d[\d ().-]{6,18}\d\b")
-_SPACE = re.compile(r"\s+")
 
 
 def normalize_text(text: str) -> str:
     """Lowercase and fold white space, so copies that were re-wrapped still match."""
-    return _SPACE.sub(" ", text).strip().lower()
+    # str.split() splits on exactly the characters ``\s`` matches in a str pattern (both are Unicode white space).
+    return " ".join(text.split()).lower()
 
 
 def _host(url: str) -> str:
@@ -131,19 +131,27 @@ def registrable_domain(host: str) -> str:
 def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
     """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
     # User information in a URL (``https://bank.example@evil.example``) is not an address: the host after it is.
-    without_userinfo = _USERINFO.sub(lambda m: " " * len(m.group(0)), text) if "@" in text else text
-    for m in _EMAIL.finditer(without_userinfo):
-        yield DestinationKind.EMAIL, m.group(0).lower()
-    for m in _URL.finditer(text):
-        host = _host(m.group(0))
-        if host:
-            yield DestinationKind.DOMAIN, registrable_domain(host)
-    for m in _BARE_DOMAIN.finditer(_EMAIL.sub(" ", _URL.sub(" ", text))):
-        yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
+    # Each pattern needs one character (an address "@", a URL ":", a domain ".", a phone "+"): a text without
+    # it is not scanned for that pattern at all.
+    at, colon = "@" in text, ":" in text
+    if at:
+        without_userinfo = _USERINFO.sub(lambda m: " " * len(m.group(0)), text) if colon else text
+        for m in _EMAIL.finditer(without_userinfo):
+            yield DestinationKind.EMAIL, m.group(0).lower()
+    if colon:
+        for m in _URL.finditer(text):
+            host = _host(m.group(0))
+            if host:
+                yield DestinationKind.DOMAIN, registrable_domain(host)
+    if "." in text:
+        rest = _URL.sub(" ", text) if colon else text
+        for m in _BARE_DOMAIN.finditer(_EMAIL.sub(" ", rest) if at else rest):
+            yield DestinationKind.DOMAIN, registrable_domain(m.group(0))
     for m in _IBAN.finditer(text):
         yield DestinationKind.IBAN, m.group(0).replace(" ", "")
-    for m in _PHONE.finditer(text):
-        yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
+    if "+" in text:
+        for m in _PHONE.finditer(text):
+            yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
 
 
 def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:

@@ -110,7 +110,7 @@ class FlowRecord:
         if len(self.into) >= MAX_GRAPH_CALLS:
             self.dropped += 1
             return
-        self.into[call.call_id] = tuple(describe_flows(call))
+        self.into[call.call_id] = tuple(describe_flows(call)) if call.decision.evidence else ()
 
     def flows_into(self, call: CallLike) -> Sequence[Flow]:
         """Return the edges into a call: as recorded, or worked out now for a call past the bound."""
