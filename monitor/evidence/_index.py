@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
 from monitor.evidence._secrets import PieceLog, split_pieces
 from monitor.evidence._views import find_urls, iter_url_components
+from monitor.evidence._words import FreeText, WordIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
 
 _MAX_ATTRIBUTE_CHARS = 200
@@ -36,6 +37,8 @@ of the result is not examined and ``truncated`` is set."""
 # Private text waits to be fingerprinted until a search needs it, up to this much.
 _MAX_PENDING_CHARS = 200_000
 _MIN_STEERING_CHARS = 4
+# Up to this many free texts a search reads them all; past it, only those holding the value's words.
+_SCAN_ALL_TEXTS = 32
 _MAX_ATTRIBUTES = 64
 _MIN_COPIED_LINE = 24
 _MAX_LINES_COMPARED = 200
@@ -94,6 +97,8 @@ class ContentIndex:
     _pending_exclude_chars: int = 0
     _private_seen: set[int] = field(default_factory=set)
     _private_values: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _words: WordIndex = field(default_factory=WordIndex)
+    _dropped_texts: int = 0
 
     @property
     def private(self) -> FragmentIndex:
@@ -163,7 +168,7 @@ class ContentIndex:
             return False
         if value in self.listed or any(contains_token(t, value) for t in self.user_text):
             return True
-        return any(contains_token(t, value) for _, t, _ in self.free_text)
+        return any(contains_token(t, value) for _, t, _ in self._free_texts_with(value))
 
     def add_call_arguments(self, arguments: Mapping[str, Any], *, external: bool) -> None:
         """Record the values a call was made with: the agent knew them before any later result, so they are
@@ -315,6 +320,7 @@ class ContentIndex:
         self._text_chars += len(text)
         while self._text_chars > self.max_text_chars and len(self.free_text) > 1:
             self._text_chars -= len(self.free_text.pop(0)[1])
+            self._dropped_texts += 1
             self.truncated_listing = True
 
     def label(self, destination: Destination, allowlist: Iterable[str] = (), tool: str = "") -> LabelledDestination:
@@ -343,7 +349,9 @@ class ContentIndex:
         sanctioned.extend(entry.lower() for entry in allowlist)
         if find_lookalike(destination.value, sanctioned) is not None:
             return LabelledDestination(destination, Origin.LOOKALIKE, None)
-        labelled = self._label_by_results(destination, seen_in)
+        # Numbers and compact values (IBANs, phone numbers) are matched by other patterns than whole tokens.
+        texts = self.free_text if compact or value.isdigit() else self._free_texts_with(value)
+        labelled = self._label_by_results(destination, seen_in, texts)
         # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
         # does not show where the value came from.
         sent_at = self._argument_values.get(value)
@@ -377,10 +385,12 @@ class ContentIndex:
                 break
         return found
 
-    def _label_by_results(self, destination: Destination, seen_in: Callable[[str], bool]) -> LabelledDestination:
+    def _label_by_results(
+        self, destination: Destination, seen_in: Callable[[str], bool], texts: Sequence[FreeText]
+    ) -> LabelledDestination:
         value = normalize_text(destination.value)
         listed_in = self.listed.get(value)
-        attacker_call = next((c for c, text, untrusted in self.free_text if untrusted and seen_in(text)), None)
+        attacker_call = next((c for c, text, untrusted in texts if untrusted and seen_in(text)), None)
         if listed_in is not None and (
             attacker_call is None or self._order.get(listed_in, 0) < self._order.get(attacker_call, 0)
         ):
@@ -390,7 +400,7 @@ class ContentIndex:
         outsider_call = self.outsiders.get(value)
         if outsider_call is not None:
             return LabelledDestination(destination, Origin.ATTACKER, outsider_call)
-        private_call = next((c for c, text, untrusted in self.free_text if not untrusted and seen_in(text)), None)
+        private_call = next((c for c, text, untrusted in texts if not untrusted and seen_in(text)), None)
         if private_call is not None:
             return LabelledDestination(destination, Origin.PRIVATE_TEXT, private_call)
         return LabelledDestination(destination, Origin.UNSEEN, None)
@@ -431,7 +441,7 @@ class ContentIndex:
                 continue
             if self.typed_by_user(value):
                 continue
-            for call_id, free, untrusted in self.free_text:
+            for call_id, free, untrusted in self._free_texts_with(value):
                 if untrusted and contains_token(free, value):
                     if call_id in self.pointed and delegates_everything(self.user_text):
                         break
@@ -483,7 +493,14 @@ class ContentIndex:
             return next((c for c, free, untrusted in self.free_text if untrusted and pattern.search(free)), None)
         if len(value) < _MIN_STEERING_CHARS:
             return None
-        return next((c for c, free, untrusted in self.free_text if untrusted and contains_token(free, value)), None)
+        texts = self._free_texts_with(value)
+        return next((c for c, free, untrusted in texts if untrusted and contains_token(free, value)), None)
+
+    def _free_texts_with(self, value: str) -> Sequence[FreeText]:
+        """The free texts that may hold ``value`` as a whole token, in order (see :class:`WordIndex`)."""
+        if len(self.free_text) <= _SCAN_ALL_TEXTS:
+            return self.free_text
+        return self._words.find(self.free_text, self._dropped_texts, value)
 
     def _listed_before(self, value: str, call_id: str) -> bool:
         listed_in = self.listed.get(value)
