@@ -35,6 +35,8 @@ from typing import Any
 import orjson
 import yaml
 
+from monitor.evidence._memo import memoize_text
+
 _YamlLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Keys whose values are written prose, and so are what an attacker writes.
@@ -217,7 +219,7 @@ def _read_string(reading: Reading, text: str, key: str, whole: bool) -> list[_It
     bounds = reading.bounds
     if len(text) <= bounds.max_parse_chars and (whole or _may_hold_document(text)):
         text = _unquote(text)
-        parsed = parse_structured(text, bounds)
+        parsed = _parse_shared(text, bounds)
         # Inside a value, prose with a colon ("Your code is: 4638") is prose, not a mapping.
         if parsed is not None and (whole or _has_field_names(parsed)):
             return [(parsed, key, False)]
@@ -330,6 +332,12 @@ def parse_structured(text: str, bounds: ReadBounds | None = None) -> dict[str, A
     except _PARSE_ERRORS:
         return _parse_key_value_lines(stripped)
     return doc if isinstance(doc, dict | list) else None
+
+
+@memoize_text(entries=128, chars=50_000)
+def _parse_shared(text: str, bounds: ReadBounds) -> dict[str, Any] | list[Any] | None:
+    # The walk only reads the document it is given, so one parsed copy serves every reading of the same text.
+    return parse_structured(text, bounds)
 
 
 def _aliases_within(text: str, limit: int) -> bool:

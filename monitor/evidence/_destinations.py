@@ -11,6 +11,7 @@ import re2
 import tldextract
 
 from monitor.evidence._hosts import canonical_host, host_of_url
+from monitor.evidence._memo import memoize_text
 from monitor.evidence._shell import ShellEffects, parse_shell_command
 from monitor.models import Destination, DestinationKind
 
@@ -130,6 +131,15 @@ def registrable_domain(host: str) -> str:
 
 def find_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
     """Yield e-mail addresses, registrable domains (of URLs and bare host names), IBANs and phone numbers."""
+    return iter(_read_addresses(text))
+
+
+@memoize_text()
+def _read_addresses(text: str) -> tuple[tuple[DestinationKind, str], ...]:
+    return tuple(_scan_addresses(text))
+
+
+def _scan_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
     # User information in a URL (``https://bank.example@evil.example``) is not an address: the host after it is.
     # Each pattern needs one character (an address "@", a URL ":", a domain ".", a phone "+"): a text without
     # it is not scanned for that pattern at all.

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 
 from monitor.evidence._fold import fold, fold_table
+from monitor.evidence._memo import memoize_text
 from monitor.evidence._secrets import (
     MIN_SECRET_CHARS,
     PieceLog,
@@ -106,6 +107,16 @@ def winnow(norm: str) -> Iterator[tuple[int, int]]:
                 yield buf[best - base], best
 
 
+@memoize_text()
+def _read_fingerprints(text: str) -> tuple[int, ...]:
+    return tuple(h for h, _ in winnow(squash(text)))
+
+
+@memoize_text()
+def _read_secrets(value: str, key: str) -> tuple[tuple[Secret, tuple[tuple[str, bool], ...]], ...]:
+    return tuple((secret, tuple(dict.fromkeys(secret_needles(secret)))) for secret in find_secrets(key, value))
+
+
 def all_kgrams(norm: str) -> Iterator[tuple[int, int]]:
     """Every k-gram's hash and position (the query side: a sink is checked at every position)."""
     for i in range(len(norm) - K + 1):
@@ -146,7 +157,7 @@ class FragmentIndex:
     def add(self, call_id: str, text: str, at: int = 0) -> None:
         """Index private content that ``call_id`` returned at time ``at``."""
         known, prints = self._known, self._prints
-        for h, _pos in winnow(squash(text)):
+        for h in _read_fingerprints(text):
             if known.get(h, at) >= at:
                 prints.setdefault(h, call_id)
                 if len(prints) > self.max_fingerprints:
@@ -155,10 +166,10 @@ class FragmentIndex:
 
     def add_secrets(self, call_id: str, key: str, value: str) -> None:
         """Index secret-shaped values of a private leaf, with their encodings."""
-        for secret in find_secrets(key, value):
-            self._add_secret(call_id, secret)
+        for secret, needles in _read_secrets(value, key):
+            self._add_secret(call_id, secret, needles)
 
-    def _add_secret(self, call_id: str, secret: Secret) -> None:
+    def _add_secret(self, call_id: str, secret: Secret, needles: tuple[tuple[str, bool], ...]) -> None:
         # A secret whose letters and digits are too few to compare (a password mostly of symbols) is still
         # looked for by its encodings, which are computed from all of it; it is known by what it was written as.
         if is_long_enough(secret.norm):
@@ -168,7 +179,7 @@ class FragmentIndex:
         else:
             return
         if key not in self._secrets:
-            self._secrets[key] = (call_id, tuple(dict.fromkeys(secret_needles(secret))))
+            self._secrets[key] = (call_id, needles)
         if len(self._secrets) > self.max_secrets:
             self._secrets.popitem(last=False)
             self.truncated = True

@@ -48,6 +48,7 @@ from enum import StrEnum
 from functools import cache
 from importlib import resources
 
+from monitor.evidence._memo import memoize_text
 from monitor.evidence._views import decoded_views
 from monitor.models import FragmentMatch, Transform
 
@@ -218,7 +219,7 @@ class SalientIndex:
             text = text[:MAX_EXAMINED_CHARS]
             self._truncated = True
         tokens, known = self._tokens, self._known
-        for fact in _scan(_prepare_text(text), lookup=False):
+        for fact in _read_private_facts(text):
             for token in fact.tokens:
                 if known.get(token.key, at) < at:
                     continue
@@ -299,6 +300,11 @@ def _iter_views(text: str) -> Iterator[str]:
     yield text
     for _, decoded in decoded_views(text):
         yield decoded
+
+
+@memoize_text(entries=1_024, chars=1_000)
+def _read_private_facts(text: str) -> tuple[_Fact, ...]:
+    return tuple(_scan(_prepare_text(text), lookup=False))
 
 
 def _scan(text: str, *, lookup: bool, known: Container[str] | None = None) -> Iterator[_Fact]:

@@ -1,0 +1,81 @@
+"""What the evidence works out from a text alone is memoized within bounds, and a warm memo (texts seen in
+another session first) gives exactly the reports a cold one gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitor import SessionMonitor
+from monitor.analysis import analyze_records
+from monitor.evidence import _content, _destinations, _fingerprints, _paraphrase
+from monitor.evidence._fingerprints import FragmentIndex
+from monitor.evidence._memo import memoize_text
+from monitor.ingest import read_inputs
+
+SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*/*.jsonl"))
+MEMOS = [
+    _content._parse_shared,
+    _destinations._read_addresses,
+    _fingerprints._read_fingerprints,
+    _fingerprints._read_secrets,
+    _paraphrase._read_private_facts,
+]
+
+
+def clear_memos() -> None:
+    for memo in MEMOS:
+        memo.cache_clear()
+
+
+def test_a_memo_keeps_short_texts_within_its_bound_and_works_out_long_ones_each_time() -> None:
+    calls: list[str] = []
+
+    @memoize_text(entries=3, chars=10)
+    def shout(text: str, suffix: str) -> str:
+        calls.append(text)
+        return text.upper() + suffix
+
+    assert [shout("ab", "!"), shout("ab", "!"), shout("ab", "?")] == ["AB!", "AB!", "AB?"]
+    assert calls == ["ab", "ab"]  # the other argument is part of what is remembered
+    long = "x" * 11
+    assert shout(long, "") == shout(long, "") and calls.count(long) == 2
+    for text in ("c", "d", "e", "f"):
+        shout(text, "")
+    assert shout.cache_size() == 3
+
+
+def test_the_same_value_under_another_key_is_read_for_that_key() -> None:
+    clear_memos()
+    index = FragmentIndex()
+    index.add_secrets("c1", "note", "Zq8-Lm3-Rt9-Wx2")
+    index.add_secrets("c2", "password", "Zq8-Lm3-Rt9-Wx2")
+    fresh = FragmentIndex()
+    fresh.add_secrets("c2", "password", "Zq8-Lm3-Rt9-Wx2")
+    assert index.secrets() == fresh.secrets() != []
+
+
+def analyze_all() -> list[str]:
+    reports = []
+    for sample in SAMPLES:
+        for item in analyze_records(read_inputs([sample]), SessionMonitor()):
+            reports.append(item.model_dump_json())
+    return reports
+
+
+def test_reports_are_the_same_with_the_memos_cold_and_warm() -> None:
+    assert len(SAMPLES) >= 20
+    clear_memos()
+    cold = analyze_all()
+    assert any(memo.cache_size() for memo in MEMOS)
+    warm = analyze_all()
+    # Warm in another order too: each sample after all the others filled the memos.
+    assert warm == cold
+    assert list(reversed(analyze_all_reversed())) == cold
+
+
+def analyze_all_reversed() -> list[str]:
+    reports = []
+    for sample in reversed(SAMPLES):
+        batch = [item.model_dump_json() for item in analyze_records(read_inputs([sample]), SessionMonitor())]
+        reports.extend(reversed(batch))
+    return reports
