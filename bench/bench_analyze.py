@@ -1,7 +1,16 @@
 """Benchmark: ``trifecta analyze`` over the AgentDojo dev runs against a bare JSON parse of the same files.
 
-Both are measured one after the other in this one process, and the ratio is printed, so the figure holds
-on a shared, noisy machine. Usage::
+All are measured one after the other in this one process, and the ratios are printed, so the figures hold
+on a shared, noisy machine:
+
+- the bare parse (``orjson.loads`` of every run file);
+- the analysis as ``trifecta analyze --format json`` runs it (one process), the evidence memos at work: a
+  result text seen in an earlier session costs a lookup;
+- the same analysis with the memos cleared after every session, so no session gains from another's texts: the
+  figure for inputs whose every session brings new content.
+
+The runs of one benchmark share their environments, so many result texts come back from run to run; the
+benchmark prints how many of them are distinct, to say how much the first figure owes to that. Usage::
 
     python bench/bench_analyze.py [ARCHIVE] [--posture balanced|strict]
 """
@@ -18,6 +27,7 @@ import orjson
 
 from monitor import Posture, SessionMonitor
 from monitor.analysis import analyze_records
+from monitor.evidence import clear_text_memos
 from monitor.ingest import RecordError, iter_run_files, read_inputs
 from monitor.models import AnalysisSummary
 from monitor.report import JsonDocumentWriter, hash_ruleset
@@ -30,18 +40,20 @@ class _Discard(io.RawIOBase):
         return len(b)
 
 
-def bare_parse(archive: Path) -> tuple[float, int]:
-    """Read every run file from the archive and parse it with orjson; nothing else."""
+def bare_parse(archive: Path) -> tuple[float, int, int, int]:
+    """Read every run file from the archive and parse it with orjson; nothing else. Also count the tool result
+    texts and the distinct ones (not timed)."""
     start = time.perf_counter()
-    n = 0
-    for _, data in iter_run_files(archive):
-        orjson.loads(data)
-        n += 1
-    return time.perf_counter() - start, n
+    runs = [orjson.loads(data) for _, data in iter_run_files(archive)]
+    took = time.perf_counter() - start
+    texts = [str(m.get("content")) for run in runs for m in run.get("messages") or () if m.get("role") == "tool"]
+    return took, len(runs), len(texts), len(set(texts))
 
 
-def analyze(archive: Path, posture: Posture) -> tuple[float, AnalysisSummary]:
-    """Analyse the archive exactly as ``trifecta analyze --format json`` does, writing to nowhere."""
+def analyze(archive: Path, posture: Posture, *, fresh_memos: bool) -> tuple[float, AnalysisSummary]:
+    """Analyse the archive exactly as ``trifecta analyze --format json`` does, writing to nowhere (with
+    ``fresh_memos``, the evidence memos are cleared after every session)."""
+    clear_text_memos()
     start = time.perf_counter()
     summary = AnalysisSummary()
     writer = JsonDocumentWriter(_Discard(), tool_version="bench", ruleset_sha256=hash_ruleset([]), posture=posture)
@@ -51,6 +63,8 @@ def analyze(archive: Path, posture: Posture) -> tuple[float, AnalysisSummary]:
         else:
             summary.add(item)
             writer.write_session(item)
+        if fresh_memos:
+            clear_text_memos()
     writer.close(summary)
     return time.perf_counter() - start, summary
 
@@ -63,17 +77,20 @@ def main() -> None:
     args = parser.parse_args()
     if not args.archive.exists():
         raise SystemExit(f"no such archive: {args.archive}")
-    parse_s, files = bare_parse(args.archive)
+    parse_s, files, texts, distinct = bare_parse(args.archive)
     rss_after_parse = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    analyze_s, summary = analyze(args.archive, Posture(args.posture))
+    analyze_s, summary = analyze(args.archive, Posture(args.posture), fresh_memos=False)
     rss_after_analyze = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"run files:          {files}")
+    fresh_s, fresh = analyze(args.archive, Posture(args.posture), fresh_memos=True)
+    assert fresh.by_level == summary.by_level and fresh.by_action == summary.by_action
+    print(f"run files:          {files}  ({texts} tool results, {distinct} distinct: {distinct / max(texts, 1):.0%})")
     print(f"bare parse:         {parse_s:8.2f} s")
     print(
         f"analyze ({args.posture}): {analyze_s:8.2f} s  ({summary.sessions} sessions, {summary.calls} calls, "
         f"{summary.errors} errors)"
     )
-    print(f"ratio analyze/parse: {analyze_s / parse_s:.1f}")
+    print(f"analyze, memos cleared after every session: {fresh_s:8.2f} s")
+    print(f"ratio analyze/parse: {analyze_s / parse_s:.1f}  (memos cleared every session: {fresh_s / parse_s:.1f})")
     print(
         f"peak RSS:           {rss_after_parse / 1024:.0f} MiB after parse, {rss_after_analyze / 1024:.0f} MiB "
         "after analyze"

@@ -20,6 +20,7 @@ MEMO_CHARS = 2_000
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+_MEMOS: list[TextMemo[Any, Any]] = []
 
 
 class TextMemo(Generic[_P, _T]):
@@ -30,6 +31,7 @@ class TextMemo(Generic[_P, _T]):
         self.chars = chars
         self._cached: Any = functools.lru_cache(maxsize=entries)(function)
         functools.update_wrapper(self, function)
+        _MEMOS.append(self)
 
     def __call__(self, text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Return ``function(text, ...)``, from the memo when the text is short enough to be kept."""
@@ -57,3 +59,14 @@ def memoize_text(
         return TextMemo(function, entries, chars)
 
     return wrap
+
+
+def clear_text_memos() -> None:
+    """Forget every text every memo keeps (to measure work on texts never seen before)."""
+    for memo in _MEMOS:
+        memo.cache_clear()
+
+
+def count_memo_entries() -> int:
+    """Texts the memos keep now, in all."""
+    return sum(memo.cache_size() for memo in _MEMOS)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from monitor import SessionMonitor
 from monitor.analysis import analyze_records
-from monitor.evidence import _content, _destinations, _fingerprints, _paraphrase
+from monitor.evidence import _content, _destinations, _fingerprints, _paraphrase, clear_text_memos, count_memo_entries
 from monitor.evidence._fingerprints import FragmentIndex
 from monitor.evidence._memo import memoize_text
 from monitor.ingest import read_inputs
@@ -23,8 +23,8 @@ MEMOS = [
 
 
 def clear_memos() -> None:
-    for memo in MEMOS:
-        memo.cache_clear()
+    clear_text_memos()
+    assert count_memo_entries() == 0
 
 
 def test_a_memo_keeps_short_texts_within_its_bound_and_works_out_long_ones_each_time() -> None:
