@@ -334,7 +334,7 @@ def parse_structured(text: str, bounds: ReadBounds | None = None) -> dict[str, A
     return doc if isinstance(doc, dict | list) else None
 
 
-@memoize_text(entries=128, chars=50_000)
+@memoize_text(chars=50_000, budget=4_000_000)
 def _parse_shared(text: str, bounds: ReadBounds) -> dict[str, Any] | list[Any] | None:
     # The walk only reads the document it is given, so one parsed copy serves every reading of the same text.
     return parse_structured(text, bounds)

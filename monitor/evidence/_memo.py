@@ -3,60 +3,87 @@ secrets, the addresses in it, the document it holds). A text that comes back, in
 one (the same file read again, the same listing in every run of an agent), costs a lookup. The work is the same
 function of the text either way, so the answers are the same; only the time changes.
 
-Each memo keeps at most :data:`MEMO_ENTRIES` texts of at most :data:`MEMO_CHARS` characters unless it says
-otherwise (longer texts are worked out each time), and drops the least recently used first.
+A memo keeps texts of at most ``chars`` characters (:data:`MEMO_CHARS` unless it says otherwise; longer texts
+are worked out each time), up to ``budget`` characters of them in all (:data:`MEMO_BUDGET`), and lets the least
+recently used go first. Memos are shared by all sessions and safe to use from several threads.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
-MEMO_ENTRIES = 2_048
-"""Texts one memo keeps."""
 MEMO_CHARS = 2_000
-"""Longest text a memo keeps."""
+"""Longest text a memo keeps, unless it says otherwise."""
+MEMO_BUDGET = 2_000_000
+"""Characters of text one memo keeps in all, unless it says otherwise."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+_MISSING: Any = object()
 _MEMOS: list[TextMemo[Any, Any]] = []
 
 
 class TextMemo(Generic[_P, _T]):
-    """A pure function of a text (and other hashable arguments), memoized for texts up to ``chars`` long."""
+    """A pure function of a text (and other hashable arguments), memoized for texts up to ``chars`` long, within
+    ``budget`` characters of text in all."""
 
-    def __init__(self, function: Callable[Concatenate[str, _P], _T], entries: int, chars: int) -> None:
+    def __init__(self, function: Callable[Concatenate[str, _P], _T], chars: int, budget: int) -> None:
         self.function = function
         self.chars = chars
-        self._cached: Any = functools.lru_cache(maxsize=entries)(function)
+        self.budget = budget
+        self._kept: OrderedDict[tuple[Any, ...], _T] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
         functools.update_wrapper(self, function)
         _MEMOS.append(self)
 
     def __call__(self, text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Return ``function(text, ...)``, from the memo when the text is short enough to be kept."""
-        if len(text) <= self.chars:
-            result: _T = self._cached(text, *args, **kwargs)
-            return result
-        return self.function(text, *args, **kwargs)
+        if len(text) > self.chars:
+            return self.function(text, *args, **kwargs)
+        key = (text, args, tuple(sorted(kwargs.items())))
+        with self._lock:
+            found = self._kept.get(key, _MISSING)
+            if found is not _MISSING:
+                self._kept.move_to_end(key)
+                return found  # type: ignore[no-any-return]
+        value = self.function(text, *args, **kwargs)
+        with self._lock:
+            if key not in self._kept:
+                self._kept[key] = value
+                self._size += len(text)
+                while self._size > self.budget:
+                    (old, _, _), _ = self._kept.popitem(last=False)
+                    self._size -= len(old)
+        return value
 
     def cache_clear(self) -> None:
         """Forget every text."""
-        self._cached.cache_clear()
+        with self._lock:
+            self._kept.clear()
+            self._size = 0
 
     def cache_size(self) -> int:
         """Texts kept now."""
-        return int(self._cached.cache_info().currsize)
+        return len(self._kept)
+
+    def cache_chars(self) -> int:
+        """Characters of the texts kept now."""
+        return self._size
 
 
 def memoize_text(
-    entries: int = MEMO_ENTRIES, chars: int = MEMO_CHARS
+    chars: int = MEMO_CHARS, budget: int = MEMO_BUDGET
 ) -> Callable[[Callable[Concatenate[str, _P], _T]], TextMemo[_P, _T]]:
     """Memoize a pure function of a text whose result its callers never change (a tuple, a frozen value, or a
     document only read)."""
 
     def wrap(function: Callable[Concatenate[str, _P], _T]) -> TextMemo[_P, _T]:
-        return TextMemo(function, entries, chars)
+        return TextMemo(function, chars, budget)
 
     return wrap
 

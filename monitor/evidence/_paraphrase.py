@@ -302,7 +302,7 @@ def _iter_views(text: str) -> Iterator[str]:
         yield decoded
 
 
-@memoize_text(entries=1_024, chars=1_000)
+@memoize_text(chars=1_000, budget=1_000_000)
 def _read_private_facts(text: str) -> tuple[_Fact, ...]:
     return tuple(_scan(_prepare_text(text), lookup=False))
 

@@ -27,10 +27,10 @@ def clear_memos() -> None:
     assert count_memo_entries() == 0
 
 
-def test_a_memo_keeps_short_texts_within_its_bound_and_works_out_long_ones_each_time() -> None:
+def test_a_memo_keeps_short_texts_within_its_budget_and_works_out_long_ones_each_time() -> None:
     calls: list[str] = []
 
-    @memoize_text(entries=3, chars=10)
+    @memoize_text(chars=10, budget=4)
     def shout(text: str, suffix: str) -> str:
         calls.append(text)
         return text.upper() + suffix
@@ -39,9 +39,16 @@ def test_a_memo_keeps_short_texts_within_its_bound_and_works_out_long_ones_each_
     assert calls == ["ab", "ab"]  # the other argument is part of what is remembered
     long = "x" * 11
     assert shout(long, "") == shout(long, "") and calls.count(long) == 2
-    for text in ("c", "d", "e", "f"):
+    for text in ("c", "d", "e", "f", "g"):
         shout(text, "")
-    assert shout.cache_size() == 3
+    # Four characters of text at most: the least recently used went first.
+    assert (shout.cache_size(), shout.cache_chars()) == (4, 4)
+    calls.clear()
+    shout("d", "")  # used again: now the most recently used
+    shout("h", "")  # "e" goes, not "d"
+    shout("d", "")
+    shout("e", "")
+    assert calls == ["h", "e"]
 
 
 def test_the_same_value_under_another_key_is_read_for_that_key() -> None:
