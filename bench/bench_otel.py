@@ -38,6 +38,17 @@ catch up (``force_flush``, not timed); the time it took is printed too, as are t
 dropped (none expected), the internal errors, and the CPU time this process spent on each side, all
 threads, including the alerts emitted after the timed turns.
 
+The whole cost is printed beside the application threads' ratio: the engine process's CPU time per tool
+span (from ``/proc``, over each pass and its catch-up) and the catch-up time per tool span, and the engine
+process's peak resident memory (``VmHWM``, read before it stops; the target is 300 MB at most).
+
+Then the stamps: ``--lag-calls`` tool calls (the first sessions) are traced once with every call waiting for
+the engine before the next (``force_flush``: each tool span's ``trifecta.level`` and ``trifecta.legs`` are
+then exactly the level its call started at), and once per ``--lag-gaps`` value with that many milliseconds
+between a call's end and the next call's start, without waiting; a stamp that differs from the first run's
+lags its call's own level. The target is none for calls 1 ms apart or more, given an engine that decides a
+call in less than that.
+
 A burst like this one outruns the engine: with real content, the records of 100,000 tool spans take about
 250 MB while they wait for it, more than the processor's default ``max_queue_bytes`` (128 MiB), so that
 spans would be dropped (counted, and their sessions alerted). The bench gives the processor 512 MiB
@@ -55,7 +66,7 @@ below. Usage::
     python bench/bench_otel.py [--workload agentdojo|synthetic] [--spans 100000] [--calls 20] [--repeats 5]
                                [--turn 50] [--no-content] [--otlp] [--worker process|thread] [--archive PATH]
                                [--max-queue-mib 512] [--level-stamps tools|all|none]
-                               [--hooks-only | --stamps-only]
+                               [--lag-calls 1000] [--lag-gaps 1 10] [--hooks-only | --stamps-only]
 """
 
 from __future__ import annotations
@@ -172,6 +183,42 @@ class NullLogExporter(LogRecordExporter):
         return True
 
 
+class StampCapture(SpanExporter):
+    """Keeps, in order, the session, level and legs stamped on each tool span."""
+
+    def __init__(self) -> None:
+        self.stamps: list[tuple[Any, Any, Any]] = []
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        """Keep the stamps of the tool spans."""
+        for span in spans:
+            attributes = span.attributes or {}
+            if attributes.get("gen_ai.operation.name") == "execute_tool":
+                self.stamps.append(
+                    (attributes.get(ATTR_SESSION_ID), attributes.get(ATTR_LEVEL), attributes.get(ATTR_LEGS))
+                )
+        return SpanExportResult.SUCCESS
+
+
+def read_process_stats(pid: int | None) -> dict[str, float]:
+    """CPU seconds (user + system), resident and peak resident memory (MiB) of a process, from ``/proc``."""
+    if pid is None:
+        return {}
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        status = dict(
+            line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line
+        )
+    except (OSError, ValueError):
+        return {}
+    return {
+        "cpu": (int(fields[11]) + int(fields[12])) / ticks,
+        "rss": int(status["VmRSS"].split()[0]) / 1024,
+        "peak": int(status["VmHWM"].split()[0]) / 1024,
+    }
+
+
 Session = tuple[str | None, list[dict[str, Any]]]
 """A session to trace: the user's message (None: no chat span) and the attributes of each tool span."""
 
@@ -233,6 +280,22 @@ def make_agentdojo(runs: list[Session], spans: int) -> list[Session]:
     raise AssertionError("unreachable")
 
 
+def start_session_spans(tracer: trace.Tracer, conversation_id: str, user: str | None) -> tuple[Any, Any]:
+    """Start a session's ``invoke_agent`` span and, when the session has a user message, create and end its
+    ``chat`` span; return the root span and its context."""
+    root = tracer.start_span(
+        "invoke_agent bench",
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": conversation_id},
+    )
+    parent = trace.set_span_in_context(root)
+    if user is not None:
+        messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": user}]}])
+        tracer.start_span(
+            "chat bench", parent, attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": messages}
+        ).end()
+    return root, parent
+
+
 def run(
     provider: TracerProvider,
     sessions: list[Session],
@@ -243,16 +306,7 @@ def run(
     tracer = provider.get_tracer("bench")
     start = time.perf_counter()
     for n, (user, calls) in enumerate(sessions):
-        root = tracer.start_span(
-            "invoke_agent bench",
-            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": f"{prefix}{n}"},
-        )
-        parent = trace.set_span_in_context(root)
-        if user is not None:
-            messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": user}]}])
-            tracer.start_span(
-                "chat bench", parent, attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": messages}
-            ).end()
+        root, parent = start_session_spans(tracer, f"{prefix}{n}", user)
         for attributes in calls:
             tracer.start_span(f"execute_tool {attributes['gen_ai.tool.name']}", parent, attributes=attributes).end()
         root.end()
@@ -316,6 +370,43 @@ def run_pass(
     return {side: (wall, cpu) for side, (wall, cpu) in totals.items()}
 
 
+def trace_with_gaps(provider: TracerProvider, sessions: list[Session], gap: float, after_call: Any = None) -> None:
+    """Trace the sessions one call at a time, ``gap`` seconds (at least) between a span's end and the next
+    call's start; ``after_call`` is called after each chat and tool span ended."""
+    tracer = provider.get_tracer("bench-lag")
+    for n, (user, calls) in enumerate(sessions):
+        root, parent = start_session_spans(tracer, f"lag{n}", user)
+        if user is not None and after_call is not None:
+            after_call()
+        for attributes in calls:
+            if gap:
+                time.sleep(gap)
+            tracer.start_span(f"execute_tool {attributes['gen_ai.tool.name']}", parent, attributes=attributes).end()
+            if after_call is not None:
+                after_call()
+        root.end()
+
+
+def measure_stamps(sessions: list[Session], gap: float, worker: str, reference: list[Any] | None) -> list[Any]:
+    """The stamps of every tool span, traced ``gap`` seconds apart (``reference`` None: each call waits for the
+    engine before the next, so its stamp is exactly the level its call started at), with lagging ones counted
+    against ``reference``."""
+    capture = StampCapture()
+    processor = TrifectaSpanProcessor(worker=worker)
+    provider = TracerProvider(shutdown_on_exit=False)
+    provider.add_span_processor(SimpleSpanProcessor(capture))
+    provider.add_span_processor(processor)
+    flush = (lambda: processor.force_flush(600_000)) if reference is None else None
+    trace_with_gaps(provider, sessions[:1], 0.0, lambda: processor.force_flush(600_000))  # the engine is up
+    processor.end_session("lag0")
+    processor.force_flush(600_000)
+    capture.stamps.clear()
+    trace_with_gaps(provider, sessions, gap, flush)
+    processor.force_flush(600_000)
+    processor.shutdown()
+    return capture.stamps
+
+
 def make_provider(otlp: bool, processor: SpanProcessor | None) -> tuple[TracerProvider, SpanProcessor]:
     """A provider with the exporter (and the processor, when given)."""
     exporter: SpanExporter = OtlpEncodingExporter() if otlp else NullSpanExporter()
@@ -351,6 +442,16 @@ def main() -> None:
     )
     parser.add_argument(
         "--max-queue-mib", type=int, default=512, help="the processor's max_queue_bytes, in MiB (default 512)"
+    )
+    parser.add_argument(
+        "--lag-calls", type=int, default=1000, help="tool calls traced apart to count lagging stamps (default 1000)"
+    )
+    parser.add_argument(
+        "--lag-gaps",
+        type=float,
+        nargs="*",
+        default=[1.0, 10.0],
+        help="milliseconds between calls for the stamp count (default: 1 10; none: skip it)",
     )
     ablations = parser.add_mutually_exclusive_group()
     ablations.add_argument(
@@ -404,6 +505,7 @@ def main() -> None:
         f"level and legs stamped on: {level_stamps.value}"
     )
     print(f"the sides take turns every {args.turn} sessions; the engine process is paused while the other side runs")
+    print(f"load average: {Path('/proc/loadavg').read_text().split()[:3]}")
     sides: dict[str, tuple[TracerProvider, SpanProcessor | None]] = {
         "without": (plain, plain_export if args.otlp else None),
         "with": (monitored, monitored_export if args.otlp else None),
@@ -412,7 +514,10 @@ def main() -> None:
     pause.pause()
     ratios = []
     cpu_ratios = []
+    engine_cpu: list[float] = []
+    catch_ups: list[float] = []
     for repeat in range(args.repeats):
+        engine_before = read_process_stats(pause.pid)
         # The sides take turns every few sessions, so that the machine's changes of speed (shared machines
         # drift by tens of percent within seconds) fall on both alike; the engine catches up (not timed)
         # after each pass, so every pass starts from the same state.
@@ -424,15 +529,24 @@ def main() -> None:
         caught_up = args.hooks_only or args.stamps_only or processor.force_flush(600_000)
         catch_up = time.perf_counter() - started
         cpu_with += time.process_time() - cpu  # every alert emitted
+        engine_after = read_process_stats(pause.pid)
         pause.pause()
         ratio = with_processor / without
         ratios.append(ratio)
         cpu_ratios.append(cpu_with / cpu_without)
+        catch_ups.append(catch_up)
+        engine = ""
+        if engine_before and engine_after:
+            engine_cpu.append(engine_after["cpu"] - engine_before["cpu"])
+            engine = (
+                f"; engine process CPU {engine_cpu[-1]:6.1f} s ({engine_cpu[-1] / total * 1e6:6.0f} us/span), "
+                f"RSS {engine_after['rss']:5.0f} MiB (peak {engine_after['peak']:5.0f} MiB)"
+            )
         print(
             f"  pass {repeat + 1}: without {without:6.3f} s ({without / total * 1e6:5.1f} us/span), "
             f"with {with_processor:6.3f} s ({with_processor / total * 1e6:5.1f} us/span), ratio {ratio:.3f}; "
             f"engine caught up {catch_up:5.1f} s after the last span{'' if caught_up else ' (TIMED OUT)'}; "
-            f"CPU of this process {cpu_without:5.2f} s -> {cpu_with:5.2f} s"
+            f"CPU of this process {cpu_without:5.2f} s -> {cpu_with:5.2f} s{engine}"
         )
     pause.resume()
     print(f"ratio (median of {len(ratios)}): {statistics.median(ratios):.3f}  (target <= 1.3)")
@@ -440,6 +554,17 @@ def main() -> None:
         f"CPU time of this process (all threads, every alert emitted), with / without, median: "
         f"{statistics.median(cpu_ratios):.3f}"
     )
+    if not (args.hooks_only or args.stamps_only):
+        per_span = statistics.median(catch_ups) / total * 1e6
+        cpu_text = (
+            f"engine process CPU {statistics.median(engine_cpu) / total * 1e6:.0f} us per tool span (median); "
+            if engine_cpu
+            else "engine CPU: on this process's delivery thread (counted in its CPU time above); "
+        )
+        print(
+            f"the whole cost: application threads {statistics.median(ratios):.3f} x; {cpu_text}"
+            f"catch-up after the last span {per_span:.0f} us per tool span (median)"
+        )
     processor._delivery._deliver = deliver  # type: ignore[method-assign]
     alerts = log_exporter.count - alerts_before
     sessions_held = len(processor.list_sessions())
@@ -448,10 +573,37 @@ def main() -> None:
         f"sessions held by the engine: {sessions_held:,}; spans dropped: {processor.dropped}; "
         f"internal errors: {processor.internal_errors}"
     )
+    engine_stats = read_process_stats(pause.pid)
     processor.shutdown()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS: this process {rss:.0f} MiB; engine process {child:.0f} MiB (measured after it stopped)")
+    if engine_stats:
+        print(f"engine process peak RSS (VmHWM, before it stopped): {engine_stats['peak']:.0f} MiB  (target <= 300)")
+    if args.lag_gaps and not (args.hooks_only or args.stamps_only):
+        lag_sessions = make_lag_sessions(sessions, args.lag_calls)
+        calls = sum(len(c) for _, c in lag_sessions)
+        reference = measure_stamps(lag_sessions, 0.0, args.worker, None)
+        for gap in args.lag_gaps:
+            stamps = measure_stamps(lag_sessions, gap / 1000, args.worker, reference)
+            lagging = sum(1 for got, want in zip(stamps, reference, strict=True) if got != want)
+            print(
+                f"stamps on tool spans {gap:g} ms apart: {lagging} of {calls} lag their call's own level "
+                f"({lagging / calls:.1%}; target 0 for >= 1 ms)"
+            )
+    print(f"load average: {Path('/proc/loadavg').read_text().split()[:3]}")
+
+
+def make_lag_sessions(sessions: list[Session], calls: int) -> list[Session]:
+    """The first sessions, up to ``calls`` tool calls."""
+    out: list[Session] = []
+    made = 0
+    for user, session_calls in sessions:
+        if made >= calls:
+            break
+        out.append((user, session_calls[: calls - made]))
+        made += len(out[-1][1])
+    return out
 
 
 if __name__ == "__main__":

@@ -8,13 +8,18 @@ and results, MCP client spans below them, some MCP server spans from other proce
 before their parents, often on earlier lines), a few batches shuffled, and a few MCP server spans exported
 late, after their trace's root.
 
-Then, in one run and one after the other, two child processes: a bare parse (``orjson.loads`` of every
-line) and the full analysis (``read_otlp`` + ``analyze_records`` + ``SessionMonitor``, reports counted and
-dropped). Each child measures its own wall time and its peak resident memory (``ru_maxrss`` of the child
-itself, read with ``resource.getrusage(RUSAGE_SELF)`` at its end: it includes the interpreter and every
-module the analysis imports). Usage::
+Smaller sizes are the first lines of the same file (``--spans 100000 1000000``, the default; one size
+``N`` alone also measures ``N/10``), so that how time and memory grow with the input shows in one run.
 
-    python bench/bench_otlp.py [--spans 1000000] [--keep DIR]
+Then, for each size, in one run and one after the other, three child processes: a bare parse
+(``orjson.loads`` of every line), ``read_otlp`` alone (decoding, trace assembly, events; no engine), and
+the full analysis (``read_otlp`` + ``analyze_records`` + ``SessionMonitor``, reports counted and dropped);
+the engine's share is the full analysis less the reading. Each child measures its own wall time and its
+peak resident memory (``ru_maxrss`` of the child itself, read with ``resource.getrusage(RUSAGE_SELF)`` at
+its end: it includes the interpreter and every module the analysis imports). The load average of the
+machine is printed before and after. Usage::
+
+    python bench/bench_otlp.py [--spans 100000 1000000] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -313,8 +319,10 @@ class Generator:
         self.traces += 1
         return spans, root_end
 
-    def write(self, path: Path, total: int) -> int:
-        """Write about ``total`` spans; returns the number written."""
+    def write(self, path: Path, total: int, prefixes: dict[int, Path] | None = None) -> int:
+        """Write about ``total`` spans; returns the number written. For each ``(count, prefix path)`` of
+        ``prefixes``, the file as it stands once ``count`` spans are written is copied to that path too."""
+        prefixes = dict(prefixes or {})
         rng = self.rng
         clocks = [1_790_000_000_000_000_000 + i * 997 * MS for i in range(AGENTS)]
         state: list[tuple[str | None, str, tuple[str, ...], int]] = [self.new_session() for _ in range(AGENTS)]
@@ -348,6 +356,9 @@ class Generator:
                         rng.shuffle(keep)
                     out.write(self.line(keep))
                     written += len(keep)
+                    for count in [c for c in prefixes if written >= c]:
+                        out.flush()
+                        shutil.copyfile(path, prefixes.pop(count))
                     if written >= total:
                         break
             if late:
@@ -429,12 +440,46 @@ def run_child(mode: str, path: Path) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def measure_size(path: Path) -> dict[str, dict[str, Any]]:
+    """The three measurements of one file, one after the other, each in a fresh interpreter."""
+    return {mode: run_child(mode, path) for mode in ("parse", "read", "analyze")}
+
+
+def print_size(spans: int, size_mib: float, found: dict[str, dict[str, Any]]) -> None:
+    """The figures of one size."""
+    parse, reader, full = found["parse"], found["read"], found["analyze"]
+    engine = max(0.0, full["seconds"] - reader["seconds"])
+    print(f"{spans:,} spans ({size_mib:.0f} MiB, {parse['lines']} lines):")
+    print(f"  bare parse:           {parse['seconds']:8.2f} s   peak RSS {parse['max_rss_mib']:5.0f} MiB")
+    print(
+        f"  read_otlp alone:      {reader['seconds']:8.2f} s   peak RSS {reader['max_rss_mib']:5.0f} MiB   "
+        f"{reader['seconds'] / parse['seconds']:5.1f} x parse   ({reader['records']} records)"
+    )
+    print(
+        f"  full analysis:        {full['seconds']:8.2f} s   peak RSS {full['max_rss_mib']:5.0f} MiB   "
+        f"{full['seconds'] / parse['seconds']:5.1f} x parse   ({full['sessions']} sessions, {full['calls']} calls, "
+        f"{full['errors']} errors)"
+    )
+    print(
+        f"  of the analysis: reading {reader['seconds'] / full['seconds']:.0%}, "
+        f"engine (the rest) {engine / full['seconds']:.0%} = {engine / parse['seconds']:.1f} x parse"
+    )
+    print(f"  sessions by level:  {dict(sorted(full['by_level'].items()))}")
+    print(f"  calls by action:    {dict(sorted(full['by_action'].items()))}")
+
+
 def main() -> None:
-    """Generate, measure both, print."""
+    """Generate, measure each size, print."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", nargs="?", type=Path)
-    parser.add_argument("--spans", type=int, default=1_000_000)
-    parser.add_argument("--keep", type=Path, help="write the generated file into this folder and keep it")
+    parser.add_argument(
+        "--spans",
+        type=int,
+        nargs="+",
+        default=[100_000, 1_000_000],
+        help="the sizes to measure, in spans (default: 100000 1000000; one size N alone also measures N/10)",
+    )
+    parser.add_argument("--keep", type=Path, help="write the generated files into this folder and keep them")
     parser.add_argument("--child", choices=["parse", "read", "analyze"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -444,39 +489,36 @@ def main() -> None:
         result["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return
+    sizes = sorted(set(args.spans))
+    if len(sizes) == 1 and sizes[0] >= 20:
+        sizes = [sizes[0] // 10, sizes[0]]
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "bench-otlp.jsonl"
+        paths = {n: folder / f"bench-otlp-{n}.jsonl" for n in sizes}
         generator = Generator(seed=7)
         start = time.perf_counter()
-        spans = generator.write(path, args.spans)
+        largest = sizes[-1]
+        spans = generator.write(paths[largest], largest, {n: paths[n] for n in sizes[:-1]})
         generated = time.perf_counter() - start
-        size = path.stat().st_size / 2**20
         print(
-            f"generated:          {spans} spans, {generator.traces} traces, {generator.sessions} sessions, "
-            f"{generator.calls} tool calls"
+            f"generated: {spans:,} spans, {generator.traces:,} traces, {generator.sessions:,} sessions, "
+            f"{generator.calls:,} tool calls in {generated:.1f} s; the smaller sizes are its first lines"
         )
-        print(f"                    {size:.0f} MiB in {generated:.1f} s")
-        parse = run_child("parse", path)
-        reader = run_child("read", path)
-        full = run_child("analyze", path)
-    print(
-        f"bare parse:         {parse['seconds']:8.2f} s  ({parse['lines']} lines; "
-        f"peak RSS {parse['max_rss_mib']:.0f} MiB)"
-    )
-    print(
-        f"read_otlp alone:    {reader['seconds']:8.2f} s  ({reader['records']} records; "
-        f"{reader['seconds'] / parse['seconds']:.1f} x parse; peak RSS {reader['max_rss_mib']:.0f} MiB)"
-    )
-    print(
-        f"full analysis:      {full['seconds']:8.2f} s  ({full['sessions']} sessions, {full['calls']} calls, "
-        f"{full['errors']} errors)"
-    )
-    print(f"ratio analysis/parse: {full['seconds'] / parse['seconds']:.1f}")
-    print(f"peak RSS of the analysis: {full['max_rss_mib']:.0f} MiB (ru_maxrss of the analysing process)")
-    print(f"sessions by level:  {dict(sorted(full['by_level'].items()))}")
-    print(f"calls by action:    {dict(sorted(full['by_action'].items()))}")
+        print(f"load average before: {Path('/proc/loadavg').read_text().split()[:3]}")
+        results = []
+        for n in sizes:
+            results.append((n, paths[n].stat().st_size / 2**20, measure_size(paths[n])))
+            print_size(*results[-1])
+        print(f"load average after: {Path('/proc/loadavg').read_text().split()[:3]}")
+    print("size        ratio analysis/parse   ratio read/parse   peak RSS of the analysis")
+    for n, _, found in results:
+        parse = found["parse"]["seconds"]
+        print(
+            f"{n:>10,}  {found['analyze']['seconds'] / parse:10.1f}            {found['read']['seconds'] / parse:8.1f}"
+            f"          {found['analyze']['max_rss_mib']:6.0f} MiB"
+        )
+    print("targets: analysis <= 6 x parse; peak RSS < 300 MiB and flat across sizes")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar, Unpack
 
@@ -71,20 +73,46 @@ def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]
     """Stream the session events of OTLP JSON read from ``fh``; ``name`` names it in errors, ``bounds`` go to
     the :class:`SpanAssembler`."""
     assembler = SpanAssembler(**bounds)
-    for item in _documents(fh, name):
-        if isinstance(item, RecordError):
-            yield item
-            continue
-        # A span of a document on one line is named by the line; of a whole (pretty-printed) document, by
-        # its place in it: ``file#resourceSpans/0/scopeSpans/0/spans/2``.
-        source, document, whole = item
-        for span in _decode_spans(document, source):
-            if isinstance(span, RecordError):
-                yield span
+    documents = _documents(fh, name)
+    errors: list[RecordError] = []
+    while True:
+        # A decoded document is a tree of new containers, freed by reference counting once its spans are read:
+        # the cyclic collector is paused meanwhile, as its passes would only walk the tree (and every span kept).
+        with _collector_paused():
+            item = next(documents, None)
+            if item is None:
+                break
+            if isinstance(item, RecordError):
+                errors.append(item)
             else:
-                assembler.add(span[0], f"{name}#{span[1]}" if whole else source)
+                # A span of a document on one line is named by the line; of a whole (pretty-printed) document,
+                # by its place in it: ``file#resourceSpans/0/scopeSpans/0/spans/2``.
+                source, document, whole = item
+                item.clear()
+                for span in _decode_spans(document, source):
+                    if isinstance(span, RecordError):
+                        errors.append(span)
+                    else:
+                        assembler.add(span[0], f"{name}#{span[1]}" if whole else source)
+                del document
+            del item
+        if errors:
+            yield from errors
+            errors.clear()
         yield from assembler.drain()
     yield from assembler.finish()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (when it runs) for the time of a ``with`` block."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -93,10 +121,15 @@ _BOM = b"\xef\xbb\xbf"
 def iter_documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any] | RecordError]:
     """Yield ``(source, parsed JSON)`` per document, or a :class:`RecordError` for a line that is not JSON."""
     for item in _documents(fh, name):
-        yield item if isinstance(item, RecordError) else item[:2]
+        yield item if isinstance(item, RecordError) else (item[0], item[1])
 
 
-def _documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any, bool] | RecordError]:
+class _Document(list[Any]):
+    """``[source, parsed JSON, True when it was read whole (pretty-printed)]``: a list the reader empties once
+    it read the spans, so that the document is freed then (no generator's frame keeps it)."""
+
+
+def _documents(fh: IO[bytes], name: str) -> Iterator[_Document | RecordError]:
     """As :func:`iter_documents`, each document with True when it was read whole (pretty-printed)."""
     empty = True
     for lineno, line in iter_lines(fh):
@@ -122,15 +155,17 @@ def _documents(fh: IO[bytes], name: str) -> Iterator[tuple[str, Any, bool] | Rec
         yield RecordError(source=name, message="empty file: no OTLP document in it")
 
 
-def _document(source: str, text: bytes | bytearray, whole: bool) -> Iterator[tuple[str, Any, bool] | RecordError]:
+def _document(source: str, text: bytes | bytearray, whole: bool) -> Iterator[_Document | RecordError]:
     """One decoded document, after the errors of its repeated keys and too deep nesting."""
-    document, problems = decode_json_record(text)
-    for problem in problems:
+    decoded = decode_json_record(text)
+    for problem in decoded[1]:
         yield RecordError(source=source, message=f"{problem.where or 'document'}: {problem.message}")
-    yield source, document, whole
+    document = _Document((source, decoded[0], whole))
+    del decoded  # the document is held by what is yielded only: emptied by the reader, it is freed at once
+    yield document
 
 
-def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[tuple[str, Any, bool] | RecordError]:
+def _whole_document(data: bytes, name: str, first_line: int) -> Iterator[_Document | RecordError]:
     try:
         yield from _document(f"{name}:{first_line}", data, True)
     except orjson.JSONDecodeError as exc:

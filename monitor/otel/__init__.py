@@ -21,22 +21,25 @@ on every span of the session instead, or on none. Each alert
 becomes one OpenTelemetry log record (event name ``trifecta.alert``) in the trace context of the span that
 triggered it, goes to the ``on_alert`` callback, and is counted when a meter provider is given.
 
-**Where the work happens.** On the application's threads the processor only resolves sessions, stamps
-spans and queues one compact record per span of agent work; the engine runs in a child process (or, with
+**Where the work happens.** On the application's threads the processor only resolves sessions, stamps spans and
+queues one compact record per span of agent work; the engine runs in a child process (or, with
 ``worker="thread"``, on the processor's own thread), so the application neither waits for it nor shares the
-interpreter lock with it. :meth:`TrifectaSpanProcessor.check_tool_call` waits for its answer (every span
-ended before it is analysed first); ``force_flush`` waits until everything queued was analysed. As the
-OpenTelemetry SDK separates span processors from exporters, the processor keeps only the SDK's hooks and
-hands each alert to one exporter per destination (log records, metric counters, the callback).
+interpreter lock with it. A span of agent work that ends wakes the delivery at once, so that a call's decision
+is stamped on the session's next spans as soon as the engine made it.
+:meth:`TrifectaSpanProcessor.check_tool_call` waits for its answer (every span ended before it is analysed
+first); ``force_flush`` waits until everything queued was analysed. As the OpenTelemetry SDK separates span
+processors from exporters, the processor keeps only the SDK's hooks and hands each alert to one exporter per
+destination (log records, metric counters, the callback).
 
-**Safety.** No hook raises into the application: failures are counted (:attr:`TrifectaSpanProcessor.errors`)
-and logged once per kind. Nothing is exported by the processor itself: log records go through the given
-logger provider's processors. Memory is bounded: span links (``max_spans``, ``span_ttl``), sessions
-(``max_sessions``, ``session_ttl``) and the queue to the engine (``max_queue_bytes``: beyond it spans are
-dropped, counted in :attr:`TrifectaSpanProcessor.dropped`, and their session gets a ``monitoring-gap``
-alert). A dead engine process is restarted (its sessions get a ``monitoring-gap`` alert); after
-repeated deaths the engine runs on a thread. Spans started and log records emitted on the processor's own
-threads (by a log record processor, an ``on_alert`` callback, a logging handler) are not processed again.
+**Safety.** No hook raises into the application: failures are counted (:attr:`TrifectaSpanProcessor.errors`) and
+logged once per kind. Nothing is exported by the processor itself: log records go through the given logger
+provider's processors. Memory is bounded: span links (``max_spans``, ``span_ttl``), sessions (``max_sessions``,
+``session_ttl``, and the engine process's ``max_engine_bytes``) and the queue to the engine
+(``max_queue_bytes``: beyond it spans are dropped, counted in :attr:`TrifectaSpanProcessor.dropped`, and their
+session gets a ``monitoring-gap`` alert). A dead engine process is restarted (its sessions get a
+``monitoring-gap`` alert); after repeated deaths the engine runs on a thread. Spans started and log records
+emitted on the processor's own threads (by a log record processor, an ``on_alert`` callback, a logging handler)
+are not processed again.
 """
 
 from monitor.otel._config import LevelStamps, WorkerKind

@@ -8,6 +8,12 @@ WARNING and above are sent to the processor, which logs them in the application'
 A thread reads standard input as soon as records arrive and keeps them here, up to ``max_queue_bytes`` of them,
 while the engine works through them: records waiting for the engine wait in this process, not in the
 application's.
+
+Every :data:`_MEMORY_CHECK` records, the process's resident memory, less the records waiting, is compared with
+``max_engine_bytes``: when it grew beyond it (and by a thirty-second of it since the engine last shed
+sessions), the engine ends its least recently active tenth of sessions and holds no more from then on
+(:meth:`~monitor.otel._engine.SpanEngine.shed_sessions`): the memory freed is reused by the sessions that
+follow, so the process stays near its bound whatever the sessions hold.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from monitor.otel._config import unpack_config
 from monitor.otel._engine import SpanEngine
 
 _CHUNK = 1 << 20
+_MEMORY_CHECK = 256  # records handled between two looks at the process's memory
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class _ForwardHandler(logging.Handler):
@@ -119,6 +127,7 @@ def run_child() -> int:
     root.setLevel(logging.WARNING)
     engine = SpanEngine(config.make_monitor(), out.append, config)
     inbox = _Inbox(fd, config.max_queue_bytes)
+    memory = _MemoryBound(config.max_engine_bytes, inbox)
     while True:
         lines = rest.split(b"\n")
         rest = lines.pop()
@@ -131,6 +140,8 @@ def run_child() -> int:
                 out.append([rec.OUT_ERROR, "record", 1, f"unreadable record: {line[:200]!r}"])
                 continue
             engine.handle(record)
+            memory.count(engine)
+        del lines
         engine.end_batch()
         if out:
             try:
@@ -144,6 +155,36 @@ def run_child() -> int:
             break
         rest += taken
     return 0
+
+
+class _MemoryBound:
+    """Holds the process's memory, less the records waiting in the inbox, near ``max_bytes`` by having the
+    engine shed sessions when it grew beyond it."""
+
+    def __init__(self, max_bytes: int, inbox: _Inbox) -> None:
+        self.max_bytes = max_bytes
+        self.inbox = inbox
+        self.handled = 0
+        self.threshold = max_bytes
+
+    def count(self, engine: SpanEngine) -> None:
+        """One more record handled: every :data:`_MEMORY_CHECK` of them, look at the memory."""
+        self.handled += 1
+        if self.handled % _MEMORY_CHECK:
+            return
+        used = read_resident_bytes() - self.inbox.size
+        if used > self.threshold and engine.session_count > 1:
+            engine.shed_sessions()
+            self.threshold = max(self.max_bytes, used + self.max_bytes // 32)
+
+
+def read_resident_bytes() -> int:
+    """This process's resident memory, in bytes (0 where ``/proc`` does not tell it)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _lower_priority(niceness: int) -> None:

@@ -44,9 +44,11 @@ class ProcessorConfig:
 
     ``max_spans``/``span_ttl`` bound the span links kept on the application side and in the engine;
     ``max_sessions``/``session_ttl`` the sessions; ``max_queue_bytes`` the records waiting for the engine, on
-    each side of the pipe; ``check_timeout`` is how long ``check_tool_call`` waits (seconds). ``level_stamps``
-    says which spans get the level and legs; ``engine_niceness`` lowers the engine process's priority.
-    ``posture``, ``policy`` and ``rules`` configure the :class:`SessionMonitor` the engine feeds.
+    each side of the pipe; ``max_engine_bytes`` the engine process's memory besides those records (beyond
+    it, the least recently active sessions are ended, as beyond ``max_sessions``); ``check_timeout`` is how
+    long ``check_tool_call`` waits (seconds). ``level_stamps`` says which spans get the level and legs;
+    ``engine_niceness`` lowers the engine process's priority. ``posture``, ``policy`` and ``rules``
+    configure the :class:`SessionMonitor` the engine feeds.
 
     Raises ``ValueError`` when a bound, time-to-live or the timeout is not positive, or ``engine_niceness`` is
     not from 0 to 19.
@@ -57,6 +59,7 @@ class ProcessorConfig:
     max_sessions: int = 10_000
     session_ttl: float = 3600.0
     max_queue_bytes: int = 128 * 1024 * 1024
+    max_engine_bytes: int = 256 * 1024 * 1024
     check_timeout: float = 5.0
     level_stamps: LevelStamps = LevelStamps.TOOLS
     engine_niceness: int = 10
@@ -65,7 +68,7 @@ class ProcessorConfig:
     rules: OverrideSource | None = None
 
     def __post_init__(self) -> None:
-        if min(self.max_spans, self.max_sessions, self.max_queue_bytes) < 1 or (
+        if min(self.max_spans, self.max_sessions, self.max_queue_bytes, self.max_engine_bytes) < 1 or (
             min(self.span_ttl, self.session_ttl, self.check_timeout) <= 0
         ):
             raise ValueError("the bounds, time-to-lives and timeout must be positive")

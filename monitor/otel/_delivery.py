@@ -3,8 +3,12 @@
 On the application's threads, each record is written as one line (:mod:`monitor.otel._records`) and appended
 to a list under a lock, in one step (a bytearray grown and emptied instead reallocates, and faults in fresh
 pages, as it goes), until ``max_queue_bytes`` wait: beyond that a span is dropped, counted, and its session
-told (a ``monitoring-gap`` alert). The delivery thread takes the whole list every few milliseconds and hands
-it, in order, to the worker (:mod:`monitor.otel._workers`): the engine process, started with the first batch
+told (a ``monitoring-gap`` alert). While spans come apart (the delivery thread found at most
+:data:`_PROMPT_BATCH` records the last time it looked), a record queued while the thread waits wakes it, so
+that a call's decision comes back, and is stamped on the session's next spans, as soon as the engine made it;
+during a burst it looks every :data:`_BUSY_WAIT` seconds instead, so that it takes the interpreter's lock from
+the application's threads once per batch, not once per span. The delivery thread takes the whole list and
+hands it, in order, to the worker (:mod:`monitor.otel._workers`): the engine process, started with the first batch
 and again when it dies, or, after repeated deaths or when no process can be started, the engine on the
 delivery thread itself.
 """
@@ -28,6 +32,7 @@ logger = logging.getLogger("monitor.otel")
 _BUSY_WAIT = 0.05  # seconds between deliveries while spans flow (each wakes a thread that needs the GIL)
 _IDLE_WAIT = 0.25  # seconds between looks when nothing flowed for a while
 _IDLE_AFTER = 50  # empty looks before the delivery thread slows down
+_PROMPT_BATCH = 16  # records found at most in one look for the next record queued to wake the thread at once
 _MAX_RESTARTS = 3  # engine processes started again after one died, before falling back to a thread
 _GAPS_KEPT = 10_000  # sessions with dropped spans remembered until the engine is told
 
@@ -100,6 +105,8 @@ class Delivery:
         self.own_threads.clear()
         self._wake = threading.Event()
         self._idle = False
+        self._asleep = False  # the delivery thread waits (or is about to) with nothing queued
+        self._prompt = True  # spans come apart: a record queued wakes the delivery thread at once
         self._worker: Worker | None = None
         self._worker_lock = threading.Lock()
         self._stopped = threading.Event()
@@ -126,7 +133,8 @@ class Delivery:
         with self._queue_lock:
             self._queued.append(line)
             self._queued_bytes += len(line)
-        if self._idle:
+        if self._asleep and (self._prompt or self._idle):
+            self._asleep = False
             self._idle = False
             self._wake.set()
 
@@ -183,11 +191,15 @@ class Delivery:
         self.own_threads.add(threading.get_ident())
         empty = 0
         while True:
-            self._wake.wait(_IDLE_WAIT if self._idle else _BUSY_WAIT)
+            self._asleep = True
+            if not self._queued:  # a record queued from here on sets the event: the wait ends at once
+                self._wake.wait(_IDLE_WAIT if self._idle else _BUSY_WAIT)
+            self._asleep = False
             self._wake.clear()
             with self._queue_lock:
                 lines, self._queued = self._queued, []
                 self._queued_bytes = 0
+            self._prompt = len(lines) <= _PROMPT_BATCH
             with self._gaps_lock:
                 gaps, self._gaps = self._gaps, {}
             now = self._clock()

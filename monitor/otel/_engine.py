@@ -44,6 +44,8 @@ Send = Callable[[list[Any]], None]
 _SEEN_PER_SESSION = 10_000  # user texts and tool lists remembered per session to take each once
 _DECIDED_PER_SESSION = 256  # calls decided by check_tool_call and awaiting their span, per session
 _TTL_SWEEP = 64  # expired span links dropped at most per record (the size bound is always kept)
+MIN_SESSIONS = 64
+"""Sessions an engine holds however short of memory it is (unless ``max_sessions`` is lower)."""
 
 
 class _ToolLink:
@@ -116,6 +118,7 @@ class SpanEngine:
         self._errors_reported: set[str] = set()
         self._decided: Counter[str] = Counter()
         self._orphans: list[tuple[str, list[tuple[str, SpanFacts]]]] = []
+        self._session_cap = config.max_sessions
 
     # -- entry point --------------------------------------------------------------------------------
 
@@ -153,6 +156,26 @@ class SpanEngine:
         if self._decided:
             self._send([rec.OUT_DECISIONS, dict(self._decided)])
             self._decided.clear()
+
+    def shed_sessions(self) -> int:
+        """End the least recently active tenth of the sessions held (at least one), and hold at most as many as
+        are left from then on, never fewer than :data:`MIN_SESSIONS` (the process's memory is over its bound);
+        return how many it holds now."""
+        held = len(self._sessions)
+        floor = min(MIN_SESSIONS, self._config.max_sessions)
+        self._session_cap = max(floor, min(self._session_cap, held - max(1, held // 10)))
+        self._evict_sessions()
+        return len(self._sessions)
+
+    @property
+    def session_cap(self) -> int:
+        """The most sessions held: ``max_sessions``, or fewer once :meth:`shed_sessions` lowered it."""
+        return self._session_cap
+
+    @property
+    def session_count(self) -> int:
+        """Sessions held now."""
+        return len(self._sessions)
 
     def close(self) -> None:
         """End every session held (the processor is shutting down)."""
@@ -448,8 +471,9 @@ class SpanEngine:
         return report
 
     def _evict_sessions(self) -> None:
-        """End the least recently active sessions beyond ``max_sessions``, and those idle past ``session_ttl``."""
-        sessions, max_sessions, ttl = self._sessions, self._config.max_sessions, self._config.session_ttl
+        """End the least recently active sessions beyond ``max_sessions`` (or the lower cap :meth:`shed_sessions`
+        set), and those idle past ``session_ttl``."""
+        sessions, max_sessions, ttl = self._sessions, self._session_cap, self._config.session_ttl
         if len(sessions) <= max_sessions and self._now < self._next_sweep:
             return
         self._next_sweep = self._now + ttl / 16

@@ -60,7 +60,10 @@ class TrifectaSpanProcessor(SpanProcessor):
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
-    session gets a ``monitoring-gap`` alert). ``check_timeout`` is how long :meth:`check_tool_call` waits.
+    session gets a ``monitoring-gap`` alert). ``max_engine_bytes`` bounds the engine process's memory besides
+    the spans waiting in it: when it grew beyond that, the engine ends its least recently active tenth of
+    sessions and holds no more sessions than it kept from then on (with ``worker="thread"``, only
+    ``max_sessions`` applies). ``check_timeout`` is how long :meth:`check_tool_call` waits.
     ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
     default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
     scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,
@@ -88,6 +91,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         max_sessions: int = 10_000,
         session_ttl: float = 3600.0,
         max_queue_bytes: int = 128 * 1024 * 1024,
+        max_engine_bytes: int = 256 * 1024 * 1024,
         check_timeout: float = 5.0,
         level_stamps: LevelStamps | str = LevelStamps.TOOLS,
         engine_niceness: int = 10,
@@ -101,6 +105,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             max_sessions=max_sessions,
             session_ttl=session_ttl,
             max_queue_bytes=max_queue_bytes,
+            max_engine_bytes=max_engine_bytes,
             check_timeout=check_timeout,
             level_stamps=LevelStamps(level_stamps),
             engine_niceness=engine_niceness,

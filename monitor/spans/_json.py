@@ -48,6 +48,10 @@ _LONG_STRING = 1024 * 1024
 _PIECE = 1024 * 1024
 _LONG_RUN = re.compile(rb'"[^"]{%d,}(?=")' % _LONG_STRING)
 _BACKSLASH = 0x5C
+_SPACES: dict[bool, tuple[Any, ...]] = {False: (b" ", b"\t", b"\r", b"\n"), True: (" ", "\t", "\r", "\n")}
+_LARGE_MEASURE = 4096
+"""A record this long (bytes or characters, as written) is measured from its ``orjson`` text, not walked."""
+_DEEP_LINE = b"\n" + b" " * (2 * MAX_JSON_DEPTH)
 ABRIDGED = "\n…\n"
 """What stands for the middle left out of a string decoded with ``abridge``."""
 _NOT_AN_END = frozenset(b"\\u0123456789abcdefABCDEF") | frozenset(range(0x80, 0x100))
@@ -95,10 +99,14 @@ def _finish_record(
     as written), then ``fill`` (which puts back what ``text`` left out), then the depth."""
     if not isinstance(value, dict | list):
         return (value if fill is None else fill(value)), []
-    keys, depth = _measure(value)
     problems: list[JsonProblem] = []
-    if _count_keys_written(written, keys) > keys:
-        value, problems = _load_with_repeats(text, value)
+    if len(text) >= _LARGE_MEASURE and text is written and _is_compact_text(value, written):
+        # Written exactly as the value's own compact text: no key was repeated (its text would be longer).
+        depth = _measure_large_depth(value) or _measure(value)[1]
+    else:
+        keys, depth = (_measure_large(value) if len(text) >= _LARGE_MEASURE else None) or _measure(value)
+        if _count_keys_written(written, keys) > keys:
+            value, problems = _load_with_repeats(text, value)
     if fill is not None:
         value = fill(value)
     if depth > MAX_JSON_DEPTH:
@@ -124,9 +132,19 @@ def _count_keys(raw: Any, key_end: Any, backslash: Any, patterns: tuple[re.Patte
     """:func:`_count_keys_written` on bytes or text, with the markers and patterns of that type."""
     end, exact, exact_spaced = patterns
     tight: int = raw.count(key_end)
-    spaced = _count(end, raw)
+    if len(raw) < _LARGE_MEASURE:
+        spaced = _count(end, raw)
+    else:  # a quote followed by white space is rare in compact JSON: four quick searches before the pattern's
+        quote = key_end[:1]
+        spaced = _count(end, raw) if any(quote + space in raw for space in _SPACES[type(raw) is str]) else 0
     if tight + spaced <= decoded:
         return tight + spaced
+    if not spaced and len(raw) >= _LARGE_MEASURE:
+        # With the escaped backslashes taken out, every backslash left escapes what follows it: a key ends at a
+        # quote followed by a colon, but for an escaped quote. Two counts, whatever the runs of backslashes.
+        pair = backslash + backslash
+        plain = raw.replace(pair, raw[:0]) if pair in raw else raw
+        return int(plain.count(key_end) - plain.count(backslash + key_end))
     escaped = 0
     sign = 1
     run = backslash
@@ -274,6 +292,49 @@ def _place(value: Any, strings: dict[str, str]) -> tuple[list[str], Any]:
                 if item in strings:
                     node[key] = strings[item]
     return found, value
+
+
+def _is_compact_text(value: Any, written: bytes | bytearray | str) -> bool:
+    """Whether ``written`` is, byte for byte, the compact ``orjson`` text of ``value`` (as many writers of
+    large records write them)."""
+    if isinstance(written, str):
+        return False
+    try:
+        return orjson.dumps(value) == written
+    except orjson.JSONEncodeError:
+        return False
+
+
+def _measure_large_depth(value: dict[str, Any] | list[Any]) -> int | None:
+    """The depth of :func:`_measure_large`, alone: :data:`MAX_JSON_DEPTH` when it is at most that, else None."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:
+        return None
+    return None if _DEEP_LINE in text else MAX_JSON_DEPTH
+
+
+def _measure_large(value: dict[str, Any] | list[Any]) -> tuple[int, int] | None:
+    """:func:`_measure` of a large value, from its indented ``orjson`` text instead of a walk in Python; None
+    when that text cannot tell (a walk is needed).
+
+    In that text no key repeats (the value is decoded already), a backslash always starts an escape and a
+    quote inside a string is always escaped: once the escaped backslashes (two backslashes) are taken out,
+    the keys are the quotes followed by a colon but for the escaped ones (a backslash before the quote).
+    Each element of a container at depth ``d`` starts a line indented by ``2 * d`` spaces (no string holds a
+    raw line break), so a line indented by ``2 * MAX_JSON_DEPTH`` spaces is the only sign of a container
+    nested deeper than :data:`MAX_JSON_DEPTH`: without one, the depth returned is that bound (only ever
+    compared with it); with one, a walk measures it.
+    """
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:  # nested beyond orjson's own limit
+        return None
+    if _DEEP_LINE in text:
+        return None
+    if b"\\\\" in text:
+        text = text.replace(b"\\\\", b"")
+    return text.count(b'":') - text.count(b'\\":'), MAX_JSON_DEPTH
 
 
 def _measure(value: dict[str, Any] | list[Any]) -> tuple[int, int]:

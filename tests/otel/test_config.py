@@ -20,12 +20,20 @@ def test_the_defaults_are_the_processors() -> None:
     assert (config.max_spans, config.span_ttl) == (100_000, 3600.0)
     assert (config.max_sessions, config.session_ttl) == (10_000, 3600.0)
     assert (config.max_queue_bytes, config.check_timeout, config.engine_niceness) == (128 << 20, 5.0, 10)
+    assert config.max_engine_bytes == 256 << 20
     assert config.level_stamps is LevelStamps.TOOLS and config.posture is Posture.BALANCED
 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"max_spans": 0}, {"max_sessions": 0}, {"max_queue_bytes": 0}, {"span_ttl": 0.0}, {"session_ttl": -1.0}],
+    [
+        {"max_spans": 0},
+        {"max_sessions": 0},
+        {"max_queue_bytes": 0},
+        {"max_engine_bytes": 0},
+        {"span_ttl": 0.0},
+        {"session_ttl": -1.0},
+    ],
 )
 def test_bounds_and_time_to_lives_must_be_positive(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="the bounds, time-to-lives and timeout must be positive"):

@@ -1,0 +1,114 @@
+"""Large records are checked for repeated keys and depth as small ones are, without a walk in Python."""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.ingest import read_otlp
+from monitor.spans import MAX_JSON_DEPTH, decode_json_record
+from monitor.spans import _json as json_module
+
+PADDING = "x" * 5000  # makes a record large enough to be measured from its text
+
+
+def nest(depth: int, leaf: Any) -> Any:
+    """``leaf`` inside ``depth`` lists."""
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("padding", ["", PADDING])
+@pytest.mark.parametrize("space", [" ", ""])
+def test_a_repeated_key_is_found_and_every_value_read_in_a_record_of_any_size(padding: str, space: str) -> None:
+    # Keys and strings full of escapes: quotes, backslashes, a backslash just before a closing quote. Written
+    # compact (no space), the record is what a compact writer would write, but for the repeated key.
+    text = (
+        (
+            '{"to": "a@x.example", "note": "say \\"hi\\": \\\\", "k\\\\": {"a\\"b": 1}, "pad": "'
+            + padding
+            + '", "to": "b@y.example"}'
+        )
+        .replace(": ", ":" + space)
+        .replace(", ", "," + space)
+    )
+    value, problems = decode_json_record(text.encode())
+    assert value["to"] == ["a@x.example", "b@y.example"]
+    assert [(p.where, p.message) for p in problems] == [("/to", "repeats the key 'to'; every value is read")]
+
+
+@pytest.mark.parametrize("padding", ["", PADDING])
+def test_escaped_quotes_before_colons_are_no_repeated_keys(padding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = {
+        "a": 'he said "x": \\"y\\": and left \\',
+        "b\\": {'c"': ['"\\": ' * 50, {"d": padding}]},
+        "e": [{"f": "\\" * 3 + '": '}] * 30,
+    }
+    slow_decodes: list[Any] = []
+    original = json_module._load_with_repeats
+
+    def spy(data: Any, fallback: Any) -> Any:
+        slow_decodes.append(data)
+        return original(data, fallback)
+
+    monkeypatch.setattr(json_module, "_load_with_repeats", spy)
+    for text in (json.dumps(record), json.dumps(record, indent=2), json.dumps(record, separators=(",", ":"))):
+        value, problems = decode_json_record(text.encode())
+        assert value == record and problems == []
+    if padding:  # a large record is measured from its text: its keys are counted exactly, no slow decode
+        assert slow_decodes == []
+
+
+@pytest.mark.parametrize("padding", ["", PADDING])
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 300])
+@pytest.mark.parametrize(("deepest", "as_text"), [({"leaf": "value"}, "leaf\nvalue"), ([], "")])
+@pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")])
+def test_nesting_beyond_the_bound_is_read_as_text_in_a_record_of_any_size(
+    depth: int, padding: str, deepest: Any, as_text: str, separators: tuple[str, str]
+) -> None:
+    record = {"pad": padding, "deep": nest(depth - 2, deepest)}  # depth levels in all, ``deepest`` the last
+    text = json.dumps(record, separators=separators) if depth < 250 else json.dumps(record)
+    value, problems = decode_json_record(text.encode())
+    if depth <= MAX_JSON_DEPTH:
+        assert value == record and problems == []
+    else:
+        assert len(problems) == 1 and "nested deeper than" in problems[0].message
+        inner, levels = value["deep"], 2
+        while isinstance(inner, list):
+            inner, levels = inner[0], levels + 1
+        assert inner == as_text  # the container beyond the bound, as the text of its leaves
+        assert levels == MAX_JSON_DEPTH + 1
+
+
+def test_reading_otlp_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "execute_tool fetch",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "mcp__web__fetch"}},
+        ],
+    }
+    line = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+    path = tmp_path / "traces.jsonl"
+    path.write_text(f"{line}\n{{not json\n{line}\n")
+    was_enabled = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            records = read_otlp(path)
+            first = next(records)  # suspended between records: the collector runs as before
+            assert gc.isenabled() is enabled
+            rest = list(records)
+            assert gc.isenabled() is enabled
+            kinds = [type(r).__name__ for r in [first, *rest]]
+            assert kinds.count("RecordError") == 1 and "ToolCall" in kinds
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
