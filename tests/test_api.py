@@ -25,6 +25,7 @@ PUBLIC_MODULES = [
     "monitor.models",
     "monitor.otel",
     "monitor.report",
+    "monitor.scale",
     "monitor.scenarios",
     "monitor.session",
     "monitor.spans",

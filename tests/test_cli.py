@@ -378,3 +378,58 @@ def test_malformed_run_file_in_an_archive_exits_2_and_the_other_runs_are_reporte
     [error] = document["errors"]
     assert error["source"].startswith(f"{archive}!m/banking/user_task_1/none/none.json:")
     assert f"{archive}!m/banking/user_task_1/none/none.json" in result.stderr
+
+
+# -- --jobs and --dask: where the analysis runs never changes what it prints ----------------------------------
+
+
+@pytest.fixture
+def many_inputs(tmp_path: Path, agentdojo_run: Callable[..., dict[str, Any]]) -> list[Path]:
+    """The bundled samples, an archive of 150 runs with a malformed one in the middle, and a missing file."""
+    archive = tmp_path / "runs.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for i in range(150):
+            run_file = agentdojo_run(user_task_id=f"user_task_{i}", injection_task_id=f"injection_task_{i % 5}")
+            data = b'{"messages": [' if i == 70 else json.dumps(run_file).encode()
+            info = tarfile.TarInfo(f"m/workspace/user_task_{i}/important_instructions/injection_task_{i % 5}.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    root = Path(__file__).resolve().parents[1]
+    return [root / "samples", archive, tmp_path / "missing.jsonl", root / "samples" / "sessions"]
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "jsonl", "sarif"])
+@pytest.mark.parametrize("options", [(), ("--posture", "strict", "--level", "armed", "--baseline", "claude")])
+def test_analyze_jobs_2_prints_what_jobs_1_prints(
+    many_inputs: list[Path], output_format: str, options: tuple[str, ...]
+) -> None:
+    args = ("analyze", *many_inputs, "--format", output_format, *options)
+
+    one = run(*args, "--jobs", "1")
+    two = run(*args, "--jobs", "2")
+
+    assert one.exit_code == 2  # the malformed run and the missing file
+    assert (two.exit_code, two.stdout, two.stderr) == (one.exit_code, one.stdout, one.stderr)
+    assert "missing.jsonl: no such file or folder" in two.stderr
+
+
+def test_analyze_jobs_defaults_to_the_cores_and_prints_the_same(many_inputs: list[Path]) -> None:
+    default = run("analyze", *many_inputs, "--format", "json")
+    one = run("analyze", *many_inputs, "--format", "json", "--jobs", "1")
+
+    assert (default.exit_code, default.stdout, default.stderr) == (one.exit_code, one.stdout, one.stderr)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--jobs", "0"), "--jobs"),
+        (("--jobs", "2", "--dask", "local:2"), "give one of them"),
+        (("--dask", "local:none"), "--dask"),
+    ],
+)
+def test_analyze_refuses_a_bad_choice_of_where_to_run(options: tuple[str, ...], message: str) -> None:
+    result = run("analyze", Path(__file__).resolve().parents[1] / "samples", *options)
+
+    assert result.exit_code == 2
+    assert message in result.output

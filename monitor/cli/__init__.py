@@ -14,7 +14,7 @@ import orjson
 
 from monitor import __version__
 from monitor.agreement import agreement_to_json, measure_agreement, render_agreement, summarize_agreement
-from monitor.analysis import AnalysisProgress, analyze_records
+from monitor.analysis import AnalysisProgress
 from monitor.classify import (
     build_rule_schema,
     check_test_coverage,
@@ -50,7 +50,7 @@ from monitor.evaluation import (
     evaluation_to_json,
     load_injection_tasks,
 )
-from monitor.ingest import InputFormat, RecordError, ToolList, read_inputs, read_tool_list, read_tool_lists
+from monitor.ingest import InputFormat, RecordError, ToolList, read_tool_list, read_tool_lists
 from monitor.lint import lint_paths
 from monitor.models import (
     AnalysisSummary,
@@ -77,8 +77,8 @@ from monitor.report import (
     render_clients,
     scenarios_to_json,
 )
+from monitor.scale import EngineSpec, analyze_paths, count_cores, find_dask, parse_scheduler
 from monitor.scenarios import build_scenario_schema, load_scenarios, run_scenarios
-from monitor.session import SessionMonitor
 from monitor.types import ReportWriter
 
 _ANALYZE_HELP = f"""Analyse session traces and report each session's level, legs, decisions and alerts.
@@ -151,6 +151,22 @@ def main() -> None:
 @click.option(
     "--debug", is_flag=True, default=False, help="Print the traceback of each engine failure on standard error."
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Analyse in N worker processes (default: the number of cores; 1: in this process only). The output is "
+    "the same whatever N.",
+)
+@click.option(
+    "--dask",
+    "dask_scheduler",
+    metavar="ADDRESS|local[:N]",
+    default=None,
+    help="Analyse on a Dask cluster: a scheduler's address (tcp://host:8786), or local[:N] for N worker "
+    "processes on this machine. The output is the same as in one process (docs/scale.md).",
+)
 def analyze(
     paths: tuple[Path, ...],
     input_format: str,
@@ -167,11 +183,22 @@ def analyze(
     graph_dir: Path | None,
     quiet: bool,
     debug: bool,
+    jobs: int | None,
+    dask_scheduler: str | None,
 ) -> None:
     """Run ``trifecta analyze``; its help is :data:`_ANALYZE_HELP` (the input formats are named in one place)."""
+    if jobs is not None and dask_scheduler is not None:
+        raise click.UsageError("--jobs and --dask choose where the analysis runs: give one of them")
+    if dask_scheduler is not None:
+        try:
+            parse_scheduler(dask_scheduler)
+        except InputError as exc:
+            raise click.UsageError(f"--dask: {exc.message}") from exc
+        if not find_dask():
+            raise click.UsageError("--dask needs Dask: pip install 'trifecta-monitor[dask]'")
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
     policy = Policy(baseline=Client(baseline) if baseline else None)
-    monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
+    spec = EngineSpec(posture=Posture(posture), policy=policy, rules=rules, debug=debug)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors = ErrorEcho()
     shown = _session_filter(Level(min_level) if min_level else None, Severity(min_severity) if min_severity else None)
@@ -187,7 +214,15 @@ def analyze(
         _engine_tracebacks(debug),
     ):
         writer = _make_writer(output_format, out, Posture(posture), rules.sha256, wide=wide)
-        for item in analyze_records(read_inputs(paths, InputFormat(input_format)), monitor, progress):
+        items = analyze_paths(
+            paths,
+            InputFormat(input_format),
+            spec,
+            jobs=count_cores() if jobs is None else jobs,
+            scheduler=dask_scheduler,
+            progress=progress,
+        )
+        for item in items:
             if isinstance(item, RecordError):
                 summary.errors += 1
                 writer.write_error(item)

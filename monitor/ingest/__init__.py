@@ -26,6 +26,7 @@ from monitor.ingest._inputs import InputFormat, InputStream, detect_format, read
 from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
 from monitor.ingest._mcp import read_mcp, read_mcp_stream
 from monitor.ingest._otlp import read_otlp, read_otlp_stream
+from monitor.ingest._parts import InputPart, partition_inputs, read_part
 from monitor.ingest._toolslist import ToolList, ToolListProblem, parse_tool_list, read_tool_list, read_tool_lists
 from monitor.ingest._yaml import find_duplicate_key, find_yaml_line
 from monitor.models import Record, RecordError, RecordStream, SessionEnd
@@ -33,6 +34,7 @@ from monitor.models import Record, RecordError, RecordStream, SessionEnd
 __all__ = [
     "AgentDojoRun",
     "InputFormat",
+    "InputPart",
     "InputStream",
     "Record",
     "RecordError",
@@ -45,6 +47,7 @@ __all__ = [
     "find_yaml_line",
     "iter_run_files",
     "parse_tool_list",
+    "partition_inputs",
     "read_agentdojo",
     "read_agentdojo_runs",
     "read_claude_code",
@@ -57,6 +60,7 @@ __all__ = [
     "read_mcp_stream",
     "read_otlp",
     "read_otlp_stream",
+    "read_part",
     "read_tool_list",
     "read_tool_lists",
 ]

@@ -1,0 +1,79 @@
+"""Ctrl-C during ``analyze --jobs 2``: the command stops, without a traceback, and leaves no worker running."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.scale.helpers import ROOT
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` now (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_an_interrupt_stops_the_run_and_its_workers(
+    tmp_path: Path, agentdojo_run: Callable[..., dict[str, Any]]
+) -> None:
+    archive = tmp_path / "runs.tar"
+    data = json.dumps(agentdojo_run()).encode()
+    with tarfile.open(archive, "w") as tar:
+        for i in range(20_000):  # far more than the workers get through before the interrupt
+            info = tarfile.TarInfo(f"runs/user_task_{i}/none/none.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    command = [sys.executable, "-m", "monitor", "analyze", str(archive), "--jobs", "2", "-q", "-o", str(tmp_path / "o")]
+    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True)
+    workers: set[int] = set()
+    for _ in range(600):  # until the workers are up (bounded: 60 s)
+        workers = _descendants(process.pid)
+        if len(workers) >= 3 or process.poll() is not None:  # the fork server and two workers
+            break
+        time.sleep(0.1)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
+    try:
+        _, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise AssertionError("the run did not stop on an interrupt") from None
+
+    assert process.returncode != 0
+    assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+    for _ in range(100):  # the fork server notices its parent is gone on its own; give it a moment
+        if not any(_alive(pid) for pid in workers):
+            break
+        time.sleep(0.1)
+    assert [pid for pid in workers if _alive(pid)] == []
