@@ -40,14 +40,26 @@ class _Discard(io.RawIOBase):
         return len(b)
 
 
-def bare_parse(archive: Path) -> tuple[float, int, int, int]:
-    """Read every run file from the archive and parse it with orjson; nothing else. Also count the tool result
-    texts and the distinct ones (not timed)."""
+def bare_parse(archive: Path) -> tuple[float, int]:
+    """Read every run file from the archive and parse it with orjson; nothing else."""
     start = time.perf_counter()
-    runs = [orjson.loads(data) for _, data in iter_run_files(archive)]
-    took = time.perf_counter() - start
-    texts = [str(m.get("content")) for run in runs for m in run.get("messages") or () if m.get("role") == "tool"]
-    return took, len(runs), len(texts), len(set(texts))
+    n = 0
+    for _, data in iter_run_files(archive):
+        orjson.loads(data)
+        n += 1
+    return time.perf_counter() - start, n
+
+
+def count_results(archive: Path) -> tuple[int, int]:
+    """Count the tool results of the runs, and the distinct ones (not timed)."""
+    seen: set[int] = set()
+    total = 0
+    for _, data in iter_run_files(archive):
+        for message in orjson.loads(data).get("messages") or ():
+            if isinstance(message, dict) and message.get("role") == "tool":
+                total += 1
+                seen.add(hash(str(message.get("content"))))
+    return total, len(seen)
 
 
 def analyze(archive: Path, posture: Posture, *, fresh_memos: bool) -> tuple[float, AnalysisSummary]:
@@ -77,11 +89,12 @@ def main() -> None:
     args = parser.parse_args()
     if not args.archive.exists():
         raise SystemExit(f"no such archive: {args.archive}")
-    parse_s, files, texts, distinct = bare_parse(args.archive)
+    parse_s, files = bare_parse(args.archive)
     rss_after_parse = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     analyze_s, summary = analyze(args.archive, Posture(args.posture), fresh_memos=False)
     rss_after_analyze = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     fresh_s, fresh = analyze(args.archive, Posture(args.posture), fresh_memos=True)
+    texts, distinct = count_results(args.archive)
     assert fresh.by_level == summary.by_level and fresh.by_action == summary.by_action
     print(f"run files:          {files}  ({texts} tool results, {distinct} distinct: {distinct / max(texts, 1):.0%})")
     print(f"bare parse:         {parse_s:8.2f} s")

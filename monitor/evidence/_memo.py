@@ -10,6 +10,7 @@ recently used go first. Memos are shared by all sessions and safe to use from se
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import OrderedDict
@@ -35,7 +36,7 @@ class TextMemo(Generic[_P, _T]):
         self.function = function
         self.chars = chars
         self.budget = budget
-        self._kept: OrderedDict[tuple[Any, ...], _T] = OrderedDict()
+        self._kept: OrderedDict[Any, _T] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
         functools.update_wrapper(self, function)
@@ -45,20 +46,21 @@ class TextMemo(Generic[_P, _T]):
         """Return ``function(text, ...)``, from the memo when the text is short enough to be kept."""
         if len(text) > self.chars:
             return self.function(text, *args, **kwargs)
-        key = (text, args, tuple(sorted(kwargs.items())))
-        with self._lock:
-            found = self._kept.get(key, _MISSING)
-            if found is not _MISSING:
-                self._kept.move_to_end(key)
-                return found  # type: ignore[no-any-return]
+        key = (text, args, tuple(sorted(kwargs.items()))) if kwargs else (text, *args) if args else text
+        kept = self._kept
+        found = kept.get(key, _MISSING)
+        if found is not _MISSING:
+            with contextlib.suppress(KeyError):  # another thread let it go meanwhile: it is still the answer
+                kept.move_to_end(key)
+            return found  # type: ignore[no-any-return]
         value = self.function(text, *args, **kwargs)
         with self._lock:
-            if key not in self._kept:
-                self._kept[key] = value
+            if key not in kept:
+                kept[key] = value
                 self._size += len(text)
                 while self._size > self.budget:
-                    (old, _, _), _ = self._kept.popitem(last=False)
-                    self._size -= len(old)
+                    old, _ = kept.popitem(last=False)
+                    self._size -= len(old if isinstance(old, str) else old[0])
         return value
 
     def cache_clear(self) -> None:
