@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer
 
-from monitor.models._legs import Leg
+from monitor.models._legs import Leg, sort_legs
 from monitor.models._ranked import RankedStrEnum
 from monitor.models._tools import Finding, Severity
 
@@ -134,6 +134,11 @@ class Decision(BaseModel):
     """With a baseline client profile: what the monitor alone decided (``action`` is the stricter)."""
     findings: tuple[Finding, ...] = ()
     """Problems with the request as the host made it (e.g. ``call-id-reused``: ``call_id`` is not the id given)."""
+
+    @field_serializer("legs_before", "legs_call", when_used="json")
+    def serialize_legs(self, legs: frozenset[Leg]) -> list[Leg]:
+        """Legs in JSON in their canonical order (a set has none of its own), the same in every process."""
+        return sort_legs(legs)
 
 
 class AlertKind(StrEnum):

@@ -35,3 +35,24 @@ def test_graph_exports_as_node_link_and_graphml(tmp_path) -> None:
     assert {n["id"] for n in data["nodes"]} >= {"session:s", "call:c1", "tool:gh/sync_issues"}
     nx.write_graphml(g, tmp_path / "g.graphml")
     assert (tmp_path / "g.graphml").stat().st_size > 0
+
+
+def test_a_decision_lists_its_legs_in_json_in_the_canonical_order_in_every_process() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from monitor.models import Action, Decision, Leg, Level\n"
+        "legs = frozenset({Leg.EXTERNAL_COMMUNICATION, Leg.UNTRUSTED_CONTENT, Leg.PRIVATE_DATA})\n"
+        "d = Decision(call_id='c', action=Action.ALLOW, level=Level.CLEAN,\n"
+        "             legs_before=legs, legs_call=legs, reasons=())\n"
+        "print(d.model_dump_json(include={'legs_before', 'legs_call'}))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={"PYTHONHASHSEED": str(seed)}, capture_output=True, text=True, check=True
+        ).stdout
+        for seed in range(8)
+    }
+    order = '["private_data","untrusted_content","external_communication"]'
+    assert outputs == {f'{{"legs_before":{order},"legs_call":{order}}}\n'}
