@@ -26,19 +26,12 @@ from monitor.hosts.claude_code import (
     run_hook,
     uninstall_hooks,
 )
+from monitor.report import ACTION_STYLE, LEVEL_STYLE
 from monitor.store import HookStore, StoredSession, default_store_path
 
 __all__ = ["COMMANDS"]
 
 _TIMEOUT_MARGIN = 10
-_LEVEL_STYLE = {
-    "clean": "green",
-    "partial": "cyan",
-    "armed": "yellow",
-    "trifecta": "bold red",
-    "exfiltration": "bold white on red",
-}
-_ACTION_STYLE = {"allow": "green", "confirm": "yellow", "deny": "bold red"}
 
 
 def _fail(message: str) -> None:
@@ -257,8 +250,8 @@ def _print_sessions(rows: list[dict[str, Any]]) -> None:
             Text(row["session_id"]),
             Text(str(row["events"])),
             Text(str(row["calls"])),
-            Text(row["level"] or "-", style=_LEVEL_STYLE.get(row["level"], "")),
-            Text(row["worst_action"] or "-", style=_ACTION_STYLE.get(row["worst_action"], "")),
+            Text(row["level"] or "-", style=LEVEL_STYLE.get(row["level"], "")),
+            Text(row["worst_action"] or "-", style=ACTION_STYLE.get(row["worst_action"], "")),
             Text(row["last_seen"] + ("" if not row["ended"] else " (ended)")),
             Text(row["cwd"] or ""),
         )

@@ -17,13 +17,16 @@ from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sari
 from monitor.report._sarif import SarifWriter
 from monitor.report._scenarios import print_scenarios, scenarios_to_json
 from monitor.report._table import TableWriter, format_leg_letters
+from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE
 
 __all__ = [
+    "ACTION_STYLE",
     "CallTextRecorder",
     "HtmlLimits",
     "HtmlReportWriter",
     "JsonDocumentWriter",
     "JsonLinesWriter",
+    "LEVEL_STYLE",
     "REASON_WORDING",
     "ReasonWording",
     "SarifWriter",

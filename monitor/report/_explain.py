@@ -32,6 +32,7 @@ from monitor.models import (
     sort_legs,
 )
 from monitor.report._explain_words import look_up_wording
+from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE
 
 __all__ = ["find_call", "render_explanation", "word_reason"]
 
@@ -40,14 +41,6 @@ _LEG_NAMES = {
     Leg.UNTRUSTED_CONTENT: "untrusted content",
     Leg.EXTERNAL_COMMUNICATION: "external communication",
 }
-_LEVEL_STYLE = {
-    "clean": "green",
-    "partial": "cyan",
-    "armed": "yellow",
-    "trifecta": "bold red",
-    "exfiltration": "bold white on red",
-}
-_ACTION_STYLE = {"allow": "green", "confirm": "yellow", "deny": "bold red"}
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
 _MAX_TEXT = 240
 _FLOWS_TO = "flows_to:"
@@ -131,7 +124,7 @@ def _explain_session(report: SessionReport, chosen: CallReport | None) -> Iterat
         ("Session ", "bold"),
         (report.session_id, "bold"),
         ": ",
-        (report.level.value, _LEVEL_STYLE.get(report.level.value, "")),
+        (report.level.value, LEVEL_STYLE.get(report.level, "")),
         f", {len(report.calls)} call{'' if len(report.calls) == 1 else 's'}",
     )
     if report.source:
@@ -158,7 +151,7 @@ def _explain_session(report: SessionReport, chosen: CallReport | None) -> Iterat
             f"{mark}{call.index}",
             call.tool,
             _letters(call.legs),
-            Text(call.decision.action.value, _ACTION_STYLE.get(call.decision.action.value, "")),
+            Text(call.decision.action.value, ACTION_STYLE.get(call.decision.action, "")),
             call.decision.level.value,
             ", ".join(r.value for r in call.decision.reasons),
         )
@@ -184,9 +177,9 @@ def _explain_decision(report: SessionReport, call: CallReport) -> Iterator[Any]:
         ("Decision on call ", "bold"),
         (f"{call.index} {call.tool}", "bold"),
         ": ",
-        (decision.action.value, _ACTION_STYLE.get(decision.action.value, "")),
+        (decision.action.value, ACTION_STYLE.get(decision.action, "")),
         ", level ",
-        (decision.level.value, _LEVEL_STYLE.get(decision.level.value, "")),
+        (decision.level.value, LEVEL_STYLE.get(decision.level, "")),
     )
     yield Text(f"call id {call.call_id}" + (f", read from {call.source}" if call.source else ""))
     yield Text(
