@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from monitor.classify import RuleSet, load_rules
-    from monitor.decide import Policy
+    from monitor.decide import Policy, PolicyMode, Scope
     from monitor.errors import InputError, RuleLoadError, TrifectaError
     from monitor.models import (
         Action,
@@ -64,12 +64,14 @@ _HOMES = {
     "LevelChanged": "monitor.models",
     "OverrideSource": "monitor.types",
     "Policy": "monitor.decide",
+    "PolicyMode": "monitor.decide",
     "Posture": "monitor.models",
     "Reason": "monitor.models",
     "ReportWriter": "monitor.types",
     "RuleLoadError": "monitor.errors",
     "RuleSet": "monitor.classify",
     "SessionMonitor": "monitor.session",
+    "Scope": "monitor.decide",
     "SessionReport": "monitor.models",
     "TrifectaError": "monitor.errors",
     "load_rules": "monitor.classify",
@@ -115,11 +117,13 @@ __all__ = [
     "LevelChanged",
     "OverrideSource",
     "Policy",
+    "PolicyMode",
     "Posture",
     "Reason",
     "ReportWriter",
     "RuleLoadError",
     "RuleSet",
+    "Scope",
     "SessionMonitor",
     "SessionReport",
     "TrifectaError",

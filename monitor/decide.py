@@ -41,6 +41,13 @@ rides in an embedded URL to a host the user did not name, or when private conten
 or to none that can be read; in enforce mode an exfiltration
 to the attacker's destination is ``deny``.
 
+The ``reviewed-only`` policy (:attr:`Policy.mode`, off by default) adds the application policy of
+docs/policy.md on top, never weakening what the rules above decided (the final action is the stricter): a call
+outside the user's scope is ``deny`` (``out-of-scope``); a tool no reviewed rule covers is ``review``
+(``tool-unreviewed``); a write with no approval on record is ``confirm`` (``approval-required``); a repeated
+write whose earlier outcome is unknown is ``confirm`` (``reconcile``) unless the tool's rule declares a retry
+contract.
+
 A *steered action* (``steered-action``, on by default, :attr:`Policy.hijack`): a destructive, privileged or
 code-execution call whose target (or, for code execution, content) untrusted content chose gets at least
 ``confirm``, whether or not it sends. A baseline client profile (:class:`~monitor.clients.Client`) may add its
@@ -50,15 +57,23 @@ own confirmations: the stricter action wins and the monitor's own is kept in ``m
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import fnmatch
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from monitor.classify import YamlLimits, YamlProblem, read_yaml_file
 from monitor.clients import Client, ClientAction, decide_for_client
+from monitor.errors import InputError
+from monitor.evidence import is_allowlisted
+from monitor.ingest import find_yaml_line
 from monitor.models import (
     Action,
     Decision,
+    Destination,
     DestinationKind,
     Effect,
     Evidence,
@@ -73,7 +88,76 @@ from monitor.models import (
     Transform,
 )
 
-__all__ = ["CallFacts", "Policy", "decide", "decide_on_monitor_error", "decide_trifecta"]
+__all__ = [
+    "CallFacts",
+    "Policy",
+    "PolicyMode",
+    "Scope",
+    "decide",
+    "decide_on_monitor_error",
+    "decide_trifecta",
+    "load_scope",
+]
+
+
+class PolicyMode(StrEnum):
+    """Which application policy applies on top of the trifecta rules: none (``default``), or ``reviewed-only``."""
+
+    DEFAULT = "default"
+    REVIEWED_ONLY = "reviewed-only"
+
+
+class Scope(BaseModel):
+    """What the user allowed a session to reach (``reviewed-only`` policy): each list, when given, is the whole
+    of what is allowed; an absent list (None) does not restrict.
+
+    ``servers`` and ``tools`` hold globs (``*``, ``?``, ``[...]``); a tool glob with a ``/`` is matched against
+    ``server/tool``, else against the tool's name. ``destinations`` holds e-mail addresses and domains (a domain
+    covers its subdomains), as the allowlist does; other addresses (IBANs, phone numbers) match exactly."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    servers: tuple[str, ...] | None = None
+    tools: tuple[str, ...] | None = None
+    destinations: tuple[str, ...] | None = None
+
+    def find_outside(self, server: str, tool: str, destinations: Iterable[Destination]) -> tuple[str, ...]:
+        """Return what of a call lies outside the scope (``server x``, ``tool x/y``, ``destination z``)."""
+        outside: list[str] = []
+        if self.servers is not None and not any(_glob(server, p) for p in self.servers):
+            outside.append(f"server {server}")
+        if self.tools is not None and not any(_glob(f"{server}/{tool}" if "/" in p else tool, p) for p in self.tools):
+            outside.append(f"tool {server}/{tool}")
+        if self.destinations is not None:
+            for d in destinations:
+                if d.keyed and d.kind is not DestinationKind.PATH and not is_allowlisted(d, self.destinations):
+                    outside.append(f"destination {d.value}")
+        return tuple(dict.fromkeys(outside))
+
+
+def _glob(value: str, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(value.lower(), pattern.lower())
+
+
+_SCOPE_LIMITS = YamlLimits(max_bytes=1 << 20)
+
+
+def load_scope(path: str | Path) -> Scope:
+    """Read a scope file (YAML, or JSON, which YAML reads): a mapping with optional ``servers``, ``tools`` and
+    ``destinations`` lists. Raises :class:`~monitor.errors.InputError` naming the file and line of a problem."""
+    try:
+        node, value = read_yaml_file(path, _SCOPE_LIMITS)
+    except YamlProblem as exc:
+        raise InputError(f"{path}:{exc.line}", exc.message) from None
+    if not isinstance(value, dict):
+        raise InputError(f"{path}:{node.start_mark.line + 1}", "a scope file is a mapping")
+    try:
+        return Scope.model_validate(value)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(error["loc"])
+        where = ".".join(str(p) for p in loc) or "scope"
+        raise InputError(f"{path}:{find_yaml_line(node, loc)}", f"{where}: {error['msg']}") from None
 
 
 class Policy(BaseModel):
@@ -95,6 +179,10 @@ class Policy(BaseModel):
     baseline: Client | None = None
     hijack: bool = True
     """Confirm destructive, privileged and code-execution calls that untrusted content steered (``hijack``)."""
+    mode: PolicyMode = PolicyMode.DEFAULT
+    """``reviewed-only`` adds the application policy of docs/policy.md on top of the trifecta rules."""
+    scope: Scope | None = None
+    """With ``reviewed-only``: the scope of every session (a host may set one per session instead)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +227,16 @@ class CallFacts:
     ``url()``), other than URLs the session saw whole; they are among ``destinations`` too."""
     embedded_fragments: Sequence[FragmentMatch] = ()
     """Private content inside those URLs (their path, query or fragment)."""
+    reviewed: bool = False
+    """``reviewed-only``: a reviewed rule covers the tool (its pin, if any, checked)."""
+    writes: bool = True
+    """``reviewed-only``: the call writes (its reviewed rule, annotations or effects do not make it a read)."""
+    approved: bool = False
+    """``reviewed-only``: an approval on record for this tool and these arguments was used by this call."""
+    retry_of: str | None = None
+    """``reviewed-only``: an earlier identical write whose outcome is unknown, the tool declaring no retry contract."""
+    outside_scope: tuple[str, ...] = ()
+    """``reviewed-only``: what of the call lies outside the session's scope."""
 
 
 _SANCTIONED_REASON = {
@@ -179,6 +277,8 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     decision = decide_trifecta(policy, facts)
     if policy.hijack and facts.effects and facts.steered_by is not None:
         decision = _confirm_hijack(decision, facts.effects, facts.steered_by)
+    if policy.mode is PolicyMode.REVIEWED_ONLY:
+        decision = _apply_reviewed_only(decision, facts)
     if policy.baseline is None:
         return decision
     client = decide_for_client(policy.baseline, facts.annotations or ToolAnnotations())
@@ -387,6 +487,31 @@ def _confirm_hijack(decision: Decision, effects: frozenset[Effect], steered_by: 
             "evidence": (*decision.evidence, evidence),
         }
     )
+
+
+def _apply_reviewed_only(decision: Decision, facts: CallFacts) -> Decision:
+    """The ``reviewed-only`` rules: each adds its reason, and the stricter action wins (the level is kept)."""
+    rules: list[tuple[Action, Reason]] = []
+    evidence = list(decision.evidence)
+    if facts.outside_scope:
+        rules.append((Action.DENY, Reason.OUT_OF_SCOPE))
+        evidence.extend(Evidence(kind=EvidenceKind.SCOPE, from_call=None, detail=o) for o in facts.outside_scope)
+    if not facts.reviewed:
+        rules.append((Action.REVIEW, Reason.TOOL_UNREVIEWED))
+    if facts.writes:
+        rules.append(
+            (Action.ALLOW, Reason.APPROVAL_USED) if facts.approved else (Action.CONFIRM, Reason.APPROVAL_REQUIRED)
+        )
+    if facts.writes and facts.retry_of is not None:
+        rules.append((Action.CONFIRM, Reason.RECONCILE))
+        # Not a data flow (from_call stays empty): the earlier attempt is named in the detail.
+        detail = f"earlier attempt {facts.retry_of}: no result, or an error"
+        evidence.append(Evidence(kind=EvidenceKind.RETRY, from_call=None, detail=detail))
+    if not rules:
+        return decision
+    action = max((decision.action, *(a for a, _ in rules)), key=lambda a: a.rank)
+    reasons = (*decision.reasons, *(r for _, r in rules))
+    return decision.model_copy(update={"action": action, "reasons": reasons, "evidence": tuple(evidence)})
 
 
 def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Reason, ...]) -> Decision:

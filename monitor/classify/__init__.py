@@ -10,6 +10,19 @@ from monitor.classify._effects import (
 )
 from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
+from monitor.classify._labels import (
+    MAX_LABEL_BLOCKS,
+    TRUST_ANNOTATIONS_KEY,
+    Label,
+    LabelClaim,
+    LabelledResult,
+    LabelScheme,
+    ResultLabels,
+    apply_labels,
+    label_result,
+    read_action_metadata,
+    read_result_labels,
+)
 from monitor.classify._loader import builtin_rules_dir, hash_rules, load_builtin_rules, load_rules
 from monitor.classify._overrides import LoadedRule, RuleSet, UncheckedPin, resolve_argument
 from monitor.classify._rules import (
@@ -35,11 +48,18 @@ __all__ = [
     "EffectSignal",
     "HEURISTICS",
     "Heuristic",
+    "Label",
+    "LabelClaim",
+    "LabelScheme",
+    "LabelledResult",
     "LoadedRule",
+    "MAX_LABEL_BLOCKS",
+    "ResultLabels",
     "RuleFile",
     "RuleSet",
     "RuleTest",
     "Status",
+    "TRUST_ANNOTATIONS_KEY",
     "TestOutcome",
     "ToolRule",
     "Trust",
@@ -47,6 +67,7 @@ __all__ = [
     "Where",
     "YamlLimits",
     "YamlProblem",
+    "apply_labels",
     "build_rule_schema",
     "builtin_rules_dir",
     "check_test_coverage",
@@ -56,12 +77,15 @@ __all__ = [
     "dump_rule_file",
     "find_wildcard_risks",
     "hash_rules",
+    "label_result",
     "load_builtin_rules",
     "load_rules",
     "load_yaml_text",
     "match_heuristics",
     "names_code_execution_path",
     "parse_definitions",
+    "read_action_metadata",
+    "read_result_labels",
     "read_yaml_file",
     "resolve_argument",
     "run_rule_tests",

@@ -6,17 +6,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from monitor.classify._labels import LabelScheme, ResultLabels, read_result_labels
 from monitor.classify._layers import LAYERS, combine_opinions
 from monitor.classify._overrides import RuleSet, UncheckedPin
-from monitor.models import Classification, Leg, LegSource, PinMismatch, Posture, Provenance, ToolContext
+from monitor.models import (
+    Classification,
+    Leg,
+    PinMismatch,
+    Posture,
+    Provenance,
+    ToolContext,
+    ToolDefinition,
+)
 from monitor.types import OverrideSource
-
-_RESULT_HINT_LEGS: dict[str, Leg] = {
-    "privateHint": Leg.PRIVATE_DATA,
-    "sensitiveHint": Leg.PRIVATE_DATA,
-    "openWorldHint": Leg.UNTRUSTED_CONTENT,
-    "maliciousActivityHint": Leg.UNTRUSTED_CONTENT,
-}
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,19 @@ class Classifier:
         hints may lower risk (``openWorldHint: false``)."""
         reviewed = self.overrides.trust_for(server) if self.overrides is not None else None
         return host_says if reviewed is None else reviewed
+
+    def trust_of_tool(
+        self, listed: Mapping[tuple[str, str], tuple[ToolDefinition, bool]], server: str, tool: str
+    ) -> bool:
+        """Return the trust a call's server had when the session listed the tool (``listed``: (server, tool) →
+        (definition, trust)), else the server's trust with the host saying nothing. As in :meth:`classify`, the
+        trust rule files grant does not go with a tool whose pinned rule is void or could not be checked."""
+        known = listed.get((server, tool))
+        trusted = known[1] if known is not None else self.trust_for(server, False)
+        if trusted and self.overrides is not None and self.overrides.trust_for(server) is not None:
+            classified = self.classify(ToolContext(server, tool, known[0] if known else None, trusted))
+            return classified.voided is None and classified.unchecked is None
+        return trusted
 
     def classify(self, tool: ToolContext) -> CallClassification:
         """Return the legs of a call to ``tool`` (its arguments in ``tool.arguments``), each with its provenance,
@@ -82,15 +97,7 @@ class Classifier:
 
 
 def classify_result_hints(result: Any) -> Mapping[Leg, Provenance]:
-    """Legs a result adds through SEP-1913 hints in its ``_meta`` or ``annotations`` (true values only)."""
-    if not isinstance(result, dict):
-        return {}
-    found: dict[Leg, Provenance] = {}
-    for container_key in ("_meta", "annotations"):
-        container = result.get(container_key)
-        if not isinstance(container, dict):
-            continue
-        for hint, leg in _RESULT_HINT_LEGS.items():
-            if container.get(hint) is True and leg not in found:
-                found[leg] = Provenance(source=LegSource.RESULT_HINT, rule=f"{container_key}.{hint}")
-    return found
+    """Legs a result adds through SEP-1913 hints in its ``_meta`` or ``annotations`` (true values only): the
+    ``sep-1913`` scheme of :func:`~monitor.classify.read_result_labels`, which reads every label scheme."""
+    labels = read_result_labels(result).labels
+    return ResultLabels(tuple(label for label in labels if label.scheme is LabelScheme.SEP_1913)).added_legs()

@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from monitor.classify._heuristics import HEURISTICS, match_heuristics
-from monitor.models import ALL_LEGS, Classification, Leg, LegSource, Posture, Provenance, ToolContext
+from monitor.classify._labels import read_action_metadata
+from monitor.models import (
+    ACTION_METADATA_KEY,
+    ALL_LEGS,
+    Classification,
+    Leg,
+    LegSource,
+    Posture,
+    Provenance,
+    ToolContext,
+)
 
 Opinion = Mapping[Leg, Provenance | None]
 """A layer's word on the legs it speaks about; ``None`` means "absent"."""
@@ -21,7 +31,19 @@ Layer = Callable[[ToolContext], Opinion]
 
 
 def classify_by_annotations(tool: ToolContext) -> Opinion:
-    """Layer 2: ``openWorldHint`` true gives U and X; false removes them, but only from a trusted server."""
+    """Layer 2: ``openWorldHint`` true gives U and X; false removes them, but only from a trusted server. The
+    action-metadata extension (docs/labels.md) only adds legs, from any server, and wins over a hint that
+    removes the same leg."""
+    opinion = _classify_by_open_world(tool)
+    if tool.definition is None or tool.definition.action_metadata is None:
+        return opinion
+    added = read_action_metadata({ACTION_METADATA_KEY: tool.definition.action_metadata}).added_legs()
+    if not added:
+        return opinion
+    return {**opinion, **{leg: Provenance(source=LegSource.ANNOTATION, rule=p.rule) for leg, p in added.items()}}
+
+
+def _classify_by_open_world(tool: ToolContext) -> Opinion:
     hint = tool.definition.annotations.openWorldHint if tool.definition else None
     if hint is True:
         prov = Provenance(source=LegSource.ANNOTATION, rule="openWorldHint=true")

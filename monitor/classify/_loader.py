@@ -91,6 +91,10 @@ def _canonical(loaded: LoadedRule) -> dict[str, Any]:
     doc = loaded.rule.model_dump(mode="json", by_alias=True)
     if not doc["allow_wildcard"]:
         del doc["allow_wildcard"]  # absent and false hash alike, as before the key existed
+    for entry in doc["tools"]:  # so do the policy fields when unset
+        for key in ("read_only", "retry"):
+            if entry.get(key) is None:
+                entry.pop(key, None)
     return doc
 
 

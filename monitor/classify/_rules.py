@@ -12,7 +12,7 @@ import datetime as dt
 import fnmatch
 import re
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Literal, Self
 from uuid import UUID
 
 import re2
@@ -166,6 +166,14 @@ class ToolRule(_Strict):
     when: list[Condition] = Field(default_factory=list)
     destinations: list[str] = Field(default_factory=list)
     reason: str = Field(min_length=1)
+    read_only: bool | None = Field(
+        default=None,
+        description="true: the tool only reads (the reviewed-only policy lets it run); false: it writes",
+    )
+    retry: Literal["safe"] | None = Field(
+        default=None,
+        description="safe: repeating a call whose outcome is unknown is harmless (a reviewed retry contract)",
+    )
 
     @field_validator("match")
     @classmethod

@@ -36,13 +36,16 @@ from monitor.cli._options import (
     format_option,
     input_format_option,
     load_rules_or_exit,
+    load_scope_or_exit,
     output_option,
+    policy_option,
     posture_option,
     rules_option,
+    scope_option,
 )
 from monitor.cli._progress import show_progress
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
-from monitor.decide import Policy
+from monitor.decide import Policy, PolicyMode
 from monitor.errors import InputError, RuleLoadError
 from monitor.evaluation import (
     evaluate_agentdojo,
@@ -114,6 +117,8 @@ def main() -> None:
     default=None,
     help="A client profile whose own confirmations stay; the stricter action wins, and the summary compares.",
 )
+@policy_option
+@scope_option
 @click.option(
     "--fail-on",
     type=click.Choice(["never", *[s.value for s in Severity if s is not Severity.INFO]]),
@@ -176,6 +181,8 @@ def analyze(
     rules_dirs: tuple[Path, ...],
     builtin_rules: bool,
     baseline: str | None,
+    policy_mode: str,
+    scope_file: Path | None,
     fail_on: str,
     min_level: str | None,
     min_severity: str | None,
@@ -197,7 +204,8 @@ def analyze(
         if not find_dask():
             raise click.UsageError("--dask needs Dask: pip install 'trifecta-monitor[dask]'")
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    policy = Policy(baseline=Client(baseline) if baseline else None)
+    scope = load_scope_or_exit(scope_file, policy_mode)
+    policy = Policy(baseline=Client(baseline) if baseline else None, mode=PolicyMode(policy_mode), scope=scope)
     spec = EngineSpec(posture=Posture(posture), policy=policy, rules=rules, debug=debug)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors = ErrorEcho()

@@ -56,8 +56,8 @@ def hook_claude_code(arguments: tuple[str, ...]) -> None:
     """Read one Claude Code hook event (JSON) from standard input and answer it on standard output.
 
     Options: --state-dir DIR, --rules DIR (repeatable), --no-builtin-rules, --posture balanced|strict,
-    --on-allow pass|allow, --timeout S. Claude Code runs this for each event once `trifecta install
-    claude-code` has added it to a settings file.
+    --policy default|reviewed-only, --on-allow pass|allow, --timeout S. Claude Code runs this for each event
+    once `trifecta install claude-code` has added it to a settings file.
     """
     run_hook(list(arguments))
 
@@ -114,6 +114,12 @@ def install_group() -> None:
     help="strict: tools nobody reviewed get all three legs (the hook's default: balanced).",
 )
 @click.option(
+    "--policy",
+    type=click.Choice(["default", "reviewed-only"]),
+    default=None,
+    help="reviewed-only: unreviewed tools and writes are asked about (docs/policy.md; the hook's default: default).",
+)
+@click.option(
     "--on-allow",
     type=click.Choice(["pass", "allow"]),
     default=None,
@@ -136,6 +142,7 @@ def install_claude_code(
     rules_dirs: tuple[Path, ...],
     builtin_rules: bool,
     posture: str | None,
+    policy: str | None,
     on_allow: str | None,
     timeout: float | None,
 ) -> None:
@@ -152,6 +159,7 @@ def install_claude_code(
         posture=posture,
         on_allow=on_allow,
         timeout=timeout,
+        policy=policy,
     )
     limit = DEFAULT_TIMEOUT if timeout is None else max(DEFAULT_TIMEOUT, math.ceil(timeout) + _TIMEOUT_MARGIN)
     try:

@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 import click
 
 from monitor.classify import RuleSet, load_rules
-from monitor.errors import RuleLoadError
+from monitor.decide import PolicyMode, Scope, load_scope
+from monitor.errors import InputError, RuleLoadError
 from monitor.ingest import InputFormat
 from monitor.models import Posture, RecordError
 
@@ -22,9 +23,12 @@ __all__ = [
     "format_option",
     "input_format_option",
     "load_rules_or_exit",
+    "load_scope_or_exit",
     "output_option",
+    "policy_option",
     "posture_option",
     "rules_option",
+    "scope_option",
 ]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -59,6 +63,37 @@ posture_option = click.option(
     show_default=True,
     help="strict: tools nobody reviewed get all three legs; balanced: annotations and heuristics.",
 )
+policy_option = click.option(
+    "--policy",
+    "policy_mode",
+    type=click.Choice([m.value for m in PolicyMode]),
+    default=PolicyMode.DEFAULT.value,
+    show_default=True,
+    help="reviewed-only: unreviewed tools go to review, writes need an approval, uncertain retries reconcile, "
+    "calls outside --scope are denied (docs/policy.md).",
+)
+scope_option = click.option(
+    "--scope",
+    "scope_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --policy reviewed-only: a YAML or JSON file of the servers, tools and destinations the user allowed.",
+)
+
+
+def load_scope_or_exit(scope_file: Path | None, policy_mode: str) -> Scope | None:
+    """Read ``--scope`` (None without one); a scope without ``--policy reviewed-only``, or a file that cannot be
+    read, is a usage error naming the file and line."""
+    if scope_file is None:
+        return None
+    if PolicyMode(policy_mode) is not PolicyMode.REVIEWED_ONLY:
+        raise click.UsageError("--scope applies with --policy reviewed-only")
+    try:
+        return load_scope(scope_file)
+    except InputError as exc:
+        raise click.UsageError(f"--scope: {exc}") from exc
+
+
 rules_option = click.option(
     "--rules",
     "rules_dirs",

@@ -7,8 +7,17 @@ from pathlib import Path
 
 import click
 
-from monitor.cli._options import EXIT_INPUT, builtin_rules_option, load_rules_or_exit, posture_option, rules_option
-from monitor.decide import Policy
+from monitor.cli._options import (
+    EXIT_INPUT,
+    builtin_rules_option,
+    load_rules_or_exit,
+    load_scope_or_exit,
+    policy_option,
+    posture_option,
+    rules_option,
+    scope_option,
+)
+from monitor.decide import Policy, PolicyMode
 from monitor.models import Posture
 from monitor.session import SessionMonitor
 
@@ -27,6 +36,8 @@ INSTALL_HINT = "pip install 'trifecta-monitor[hosts]'"
 @rules_option
 @builtin_rules_option
 @posture_option
+@policy_option
+@scope_option
 @click.option(
     "--enforce",
     is_flag=True,
@@ -55,6 +66,8 @@ def proxy(
     rules_dirs: tuple[Path, ...],
     builtin_rules: bool,
     posture: str,
+    policy_mode: str,
+    scope_file: Path | None,
     enforce: bool,
     server_name: str | None,
     session_key: str | None,
@@ -82,7 +95,8 @@ def proxy(
     from monitor.hosts.mcp import run_stdio_proxy
 
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    monitor = SessionMonitor(posture=Posture(posture), policy=Policy(enforce=enforce), rules=rules, builtin_rules=False)
+    policy = Policy(enforce=enforce, mode=PolicyMode(policy_mode), scope=load_scope_or_exit(scope_file, policy_mode))
+    monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
     if audit_log is not None:
         try:
             audit_log.parent.mkdir(parents=True, exist_ok=True)

@@ -52,6 +52,7 @@ def parse_engine_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rules", type=Path, action="append", default=[])
     parser.add_argument("--no-builtin-rules", action="store_true")
     parser.add_argument("--posture", choices=("balanced", "strict"), default="balanced")
+    parser.add_argument("--policy", choices=("default", "reviewed-only"), default="default")
     parser.add_argument("--idle-exit", type=float, default=900.0)
     return parser.parse_args(argv)
 
@@ -160,10 +161,14 @@ class Engine:
     def _load(self) -> None:
         try:
             from monitor.classify import load_rules
+            from monitor.decide import Policy, PolicyMode
             from monitor.hosts._engine_sessions import HookSessions
 
             rules = load_rules(self.args.rules, builtin=not self.args.no_builtin_rules)
-            self.sessions = HookSessions.create(posture=self.args.posture, rules=rules, builtin_rules=False)
+            policy = Policy(mode=PolicyMode(self.args.policy))
+            self.sessions = HookSessions.create(
+                posture=self.args.posture, policy=policy, rules=rules, builtin_rules=False
+            )
         except Exception as exc:
             logger.exception("the engine could not load its rules")
             self.load_error = " ".join(str(exc).split())[:300]

@@ -23,6 +23,7 @@ import orjson
 from monitor.hosts._engine_reader import PayloadReader
 from monitor.hosts._hook_reasons import describe_decision
 from monitor.models import (
+    Action,
     AlertRaised,
     CallDecided,
     Decision,
@@ -255,10 +256,10 @@ class HookSessions:
                 slot.tools[result.call_id] = name
                 message = describe_decision(result, name, slot.tools)
                 decision = _stored(slot.session_id, result, name, message)
-                outcome = _Outcome(decision, result.action.value, message)
+                outcome = _Outcome(decision, _answer_action(result), message)
                 slot.decisions.setdefault(record.call_id or result.call_id, outcome)
                 if wanted is None or record.call_id == wanted:
-                    answer = (result.action.value, message)
+                    answer = (_answer_action(result), message)
         if answer is not None:
             return _Outcome(decision, *answer)
         if event == PRE_TOOL_USE and wanted is not None and wanted in slot.decisions:
@@ -267,6 +268,12 @@ class HookSessions:
         reason = "; ".join(problems) or "the payload holds no call"
         message = f"trifecta-monitor could not check this call: {reason}"
         return _Outcome(decision, "confirm", message)
+
+
+def _answer_action(decision: Decision) -> str:
+    """The action the client and the store are given: ``review`` is asked about as ``confirm`` is (its reason,
+    ``tool-unreviewed``, stays in the decision's reasons)."""
+    return Action.CONFIRM.value if decision.action is Action.REVIEW else decision.action.value
 
 
 def _tool_use_id(payload: bytes) -> str | None:
@@ -290,7 +297,7 @@ def _stored(sid: str, decision: Decision, tool: str, message: str) -> StoredDeci
         session_id=sid,
         call_id=decision.call_id,
         tool=tool,
-        action=decision.action.value,
+        action=_answer_action(decision),
         level=decision.level.value,
         reasons=tuple(r.value for r in decision.reasons),
         message=message,

@@ -37,6 +37,7 @@ _SUN_PATH_MAX = 107  # sockaddr_un.sun_path holds 108 bytes, the last one a NUL
 _RESPAWN_EVERY = 0.5
 _POSTURES = ("balanced", "strict")
 _ON_ALLOW = ("pass", "allow")
+_POLICIES = ("default", "reviewed-only")
 
 USAGE = """\
 usage: trifecta hook claude-code [options] < payload.json
@@ -49,6 +50,7 @@ options:
   --rules DIR            a folder of rule packs (repeatable)
   --no-builtin-rules     leave out the built-in rule packs
   --posture P            balanced (default) or strict
+  --policy P             default, or reviewed-only: unreviewed tools and writes are asked about
   --on-allow A           pass (default): an allowed call gets {} and Claude Code's own permission
                          rules decide; allow: answer "allow", which skips Claude Code's prompt
   --timeout SECONDS      how long to wait for the engine (default 10)
@@ -77,6 +79,7 @@ class HookOptions:
         self.rules: list[str] = []
         self.builtin_rules = True
         self.posture = "balanced"
+        self.policy = "default"
         self.on_allow = "pass"
         self.timeout = DEFAULT_TIMEOUT
         self.idle_exit = DEFAULT_IDLE_EXIT
@@ -100,7 +103,8 @@ class HookOptions:
         """A short key naming the engine of these options in this state directory."""
         import zlib
 
-        text = json.dumps([state_dir, sorted(self.rule_dirs()), self.builtin_rules, self.posture]).encode()
+        named = [state_dir, sorted(self.rule_dirs()), self.builtin_rules, self.posture]
+        text = json.dumps(named if self.policy == "default" else [*named, self.policy]).encode()
         return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
 
@@ -139,7 +143,7 @@ def parse_options(argv: list[str]) -> HookOptions:
             options.builtin_rules = False
         elif name == "--stop":
             options.stop = True
-        elif name in ("--state-dir", "--rules", "--posture", "--on-allow", "--timeout", "--idle-exit"):
+        elif name in ("--state-dir", "--rules", "--posture", "--policy", "--on-allow", "--timeout", "--idle-exit"):
             if has_value:
                 value = inline
             elif args:
@@ -161,6 +165,10 @@ def _set_option(options: HookOptions, name: str, value: str) -> None:
         if value not in _POSTURES:
             raise UsageError(f"--posture must be one of {', '.join(_POSTURES)}, not {value!r}")
         options.posture = value
+    elif name == "--policy":
+        if value not in _POLICIES:
+            raise UsageError(f"--policy must be one of {', '.join(_POLICIES)}, not {value!r}")
+        options.policy = value
     elif name == "--on-allow":
         if value not in _ON_ALLOW:
             raise UsageError(f"--on-allow must be one of {', '.join(_ON_ALLOW)}, not {value!r}")
@@ -367,6 +375,8 @@ def engine_command(paths: EnginePaths, options: HookOptions) -> list[str]:
     command = [sys.executable, "-m", "monitor.hosts._engine", "--state-dir", paths.state_dir]
     command += ["--socket", paths.socket, "--key", paths.key, "--posture", options.posture]
     command += ["--idle-exit", repr(options.idle_exit)]
+    if options.policy != "default":
+        command += ["--policy", options.policy]
     for rules in options.rule_dirs():
         command += ["--rules", rules]
     if not options.builtin_rules:

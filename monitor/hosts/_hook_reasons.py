@@ -42,6 +42,9 @@ _CLAUSES: dict[Reason, str] = {
     Reason.BASELINE_ASKS: "your client's own rules ask about it",
     Reason.BASELINE_BLOCKS: "your client's own rules block it",
     Reason.ENFORCED: "enforce mode blocks it",
+    Reason.TOOL_UNREVIEWED: "the tool has no reviewed record (reviewed-only policy)",
+    Reason.APPROVAL_REQUIRED: "it writes and no approval for it is on record",
+    Reason.RECONCILE: "the same call was made before and its outcome is unknown: reconcile first",
 }
 
 
@@ -66,6 +69,8 @@ def describe_decision(decision: Decision, tool: str, tools_by_call: Mapping[str,
             clauses.append(f"untrusted content{_source(item, tools_by_call)} chose its target ({_excerpt(item)})")
         elif item.kind is EvidenceKind.UNEXAMINED:
             clauses.append(f"content{_source(item, tools_by_call)} too large to examine could be in it")
+        elif item.kind is EvidenceKind.SCOPE:
+            clauses.append(f"it is outside the scope you gave ({item.detail})")
     for reason in decision.reasons:
         clause = _CLAUSES.get(reason)
         if clause is not None and clause not in clauses:

@@ -52,6 +52,8 @@ from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
     CONFIRM_FIELD,
     CONFIRM_KEY,
+    ELICITATION_SINCE,
+    FORM_MODE_SINCE,
     announced_name,
     build_error_result,
     build_form,
@@ -74,8 +76,6 @@ DEFAULT_CONFIRM_TIMEOUT = 600.0
 
 _REMEMBERED_STATES = 256
 _SHUTDOWN_GRACE = 0.2
-_ELICITATION_SINCE = "2025-06-18"
-_FORM_MODE_SINCE = "2025-11-25"
 
 
 @dataclass
@@ -306,7 +306,7 @@ class StdioProxy:
             else:
                 self._audit_call(call, "unconfirmed")
                 await self._refuse(message, f"{reason}. The client cannot ask you (no elicitation): not run.")
-        elif declares_elicitation(self._client_caps) and (self._client_version or "") >= _ELICITATION_SINCE:
+        elif declares_elicitation(self._client_caps) and (self._client_version or "") >= ELICITATION_SINCE:
             self._audit_call(call, "asked")
             assert self._task_group is not None
             self._task_group.start_soon(self._ask_handshake, message, call, reason)
@@ -372,7 +372,7 @@ class StdioProxy:
         event = anyio.Event()
         slot: list[Message] = []
         self._answers[ask_id] = (event, slot)
-        form = build_form(self._question(reason), with_mode=(self._client_version or "") >= _FORM_MODE_SINCE)
+        form = build_form(self._question(reason), with_mode=(self._client_version or "") >= FORM_MODE_SINCE)
         try:
             await self._send_client(JSONRPCRequest(jsonrpc="2.0", id=ask_id, method="elicitation/create", params=form))
             with anyio.move_on_after(self.confirm_timeout):

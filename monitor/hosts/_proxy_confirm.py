@@ -20,15 +20,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from monitor.models import (
+    CLIENT_CAPABILITIES_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_INPUT_REQUIRED,
+    SERVER_INFO_META_KEY,
+    find_first_version,
+)
+
 CONFIRM_FIELD = "accept"
 """The boolean field of the confirmation form."""
 
 CONFIRM_KEY = "trifecta-confirm"
 """The key of the proxy's elicitation in an ``InputRequiredResult``'s ``inputRequests``."""
 
-PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
-SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+FORM_MODE_SINCE = find_first_version("elicitation_modes")
+"""The first protocol version whose ``elicitation/create`` carries ``mode`` (SEP-1036)."""
+ELICITATION_SINCE = find_first_version("elicitation")
+"""The first protocol version with elicitation."""
 
 
 def request_meta(params: Any) -> dict[str, Any]:
@@ -96,7 +106,7 @@ def build_form(message: str, *, with_mode: bool) -> dict[str, Any]:
 def build_input_required(message: str, state: str) -> dict[str, Any]:
     """An ``InputRequiredResult`` that asks for the confirmation, for a 2026-07-28 client."""
     return {
-        "resultType": "input_required",
+        "resultType": RESULT_TYPE_INPUT_REQUIRED,
         "inputRequests": {CONFIRM_KEY: {"method": "elicitation/create", "params": build_form(message, with_mode=True)}},
         "requestState": state,
     }
@@ -120,5 +130,5 @@ def build_error_result(text: str, *, stateless: bool) -> dict[str, Any]:
     """A ``CallToolResult`` with ``isError: true`` whose text is ``text``."""
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}
     if stateless:
-        result["resultType"] = "complete"
+        result["resultType"] = RESULT_TYPE_COMPLETE
     return result

@@ -105,6 +105,7 @@ def build_hook_command(
     posture: str | None = None,
     on_allow: str | None = None,
     timeout: float | None = None,
+    policy: str | None = None,
 ) -> str:
     """The shell command Claude Code runs for each event: ``<python> -P -m monitor hook claude-code [options]``.
 
@@ -121,6 +122,8 @@ def build_hook_command(
         words.append("--no-builtin-rules")
     if posture is not None:
         words += ["--posture", posture]
+    if policy is not None:
+        words += ["--policy", policy]
     if on_allow is not None:
         words += ["--on-allow", on_allow]
     if timeout is not None:

@@ -27,7 +27,14 @@ from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
 from monitor.ingest._mcp import read_mcp, read_mcp_stream
 from monitor.ingest._otlp import read_otlp, read_otlp_stream
 from monitor.ingest._parts import InputPart, partition_inputs, read_part
-from monitor.ingest._toolslist import ToolList, ToolListProblem, parse_tool_list, read_tool_list, read_tool_lists
+from monitor.ingest._toolslist import (
+    ProtocolNote,
+    ToolList,
+    ToolListProblem,
+    parse_tool_list,
+    read_tool_list,
+    read_tool_lists,
+)
 from monitor.ingest._yaml import find_duplicate_key, find_yaml_line
 from monitor.models import Record, RecordError, RecordStream, SessionEnd
 
@@ -36,6 +43,7 @@ __all__ = [
     "InputFormat",
     "InputPart",
     "InputStream",
+    "ProtocolNote",
     "Record",
     "RecordError",
     "RecordStream",

@@ -16,7 +16,11 @@ Wrapper fields, all optional but the message (first spelling found wins):
   ``receive``, ``received``, ``recv``, ``in``, ``incoming``, ``inbound``, ``rx``. ``send``/``receive`` are
   the host's (the client's) point of view. The direction only matters where the method does not say it.
 - timestamp: ``timestamp``, ``time`` or ``ts``: RFC 3339 text, or Unix seconds (milliseconds when large).
-- session: ``session``, ``session_id``, ``sessionId``, ``mcp_session_id`` or ``mcpSessionId``.
+- session, in this order (:data:`SESSION_KEYS`): the host's conversation id (``conversation_id``,
+  ``conversationId``, ``gen_ai.conversation.id``), the host's session name (``session``, ``session_id``,
+  ``sessionId``), then a protocol session id (``mcp_session_id``, ``mcpSessionId``, ``Mcp-Session-Id``: the
+  Streamable HTTP header of protocol versions before 2026-07-28, which has none). Without any, the reader
+  keys the session by the file.
 - server: ``server``, ``server_name`` or ``serverName``.
 
 The same fields may also be written inline, next to the JSON-RPC keys of a bare message.
@@ -29,16 +33,28 @@ from typing import Any
 
 import orjson
 
+from monitor.models import SERVER_INFO_META_KEY
+
 LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log")
 """File suffixes of MCP JSON-RPC logs and tool lists: the files read when a folder is given."""
 
-SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
-"""The ``_meta`` key under which a result may carry the server's ``serverInfo``."""
 
 MESSAGE_KEYS = ("message", "msg", "payload")
 DIRECTION_KEYS = ("direction", "dir")
 TIME_KEYS = ("timestamp", "time", "ts")
-SESSION_KEYS = ("session", "session_id", "sessionId", "mcp_session_id", "mcpSessionId")
+CONVERSATION_KEYS = (
+    "conversation_id",
+    "conversationId",
+    "gen_ai.conversation.id",
+    "session",
+    "session_id",
+    "sessionId",
+)
+"""Wrapper fields naming the host's conversation (or session), in precedence order."""
+PROTOCOL_SESSION_KEYS = ("mcp_session_id", "mcpSessionId", "Mcp-Session-Id")
+"""Wrapper fields holding a protocol session id (``Mcp-Session-Id``), read after :data:`CONVERSATION_KEYS`."""
+SESSION_KEYS = CONVERSATION_KEYS + PROTOCOL_SESSION_KEYS
+"""Every wrapper field naming a session, in precedence order (first present wins)."""
 SERVER_KEYS = ("server", "server_name", "serverName")
 
 IdKey = tuple[str, Any]

@@ -4,11 +4,19 @@ Each line is a JSON-RPC 2.0 message, a batch of them, or a *wrapper* object that
 session and server the wire does not say (the line format and its field spellings:
 :mod:`monitor.ingest._jsonrpc`).
 
-Session key: the wrapper's session field, else the file's path below the input folder without its
-extension (as for AgentDojo runs). Server name: the wrapper's server field, else ``serverInfo.name`` of the
-``initialize`` result (or the ``io.modelcontextprotocol/serverInfo`` stamp in a result's ``_meta``), else
-the file name without its extension. One session may hold several servers when the wrapper names them; a
-line without a server field belongs to the session's only server when it has one.
+Session key, first found: the host's conversation id (wrapper ``conversation_id``, ``conversationId``,
+``gen_ai.conversation.id``), the host's session name (``session``, ``session_id``, ``sessionId``), a
+protocol session id (``mcp_session_id``, ``mcpSessionId``, ``Mcp-Session-Id``), else the file's path below
+the input folder without its extension (as for AgentDojo runs). MCP 2026-07-28 has no protocol session, so
+its logs are keyed by the host's conversation id, or by the file. Server name: the wrapper's server field,
+else ``serverInfo.name`` of the ``initialize`` result (or, for 2026-07-28 servers, which have no
+``initialize``, the ``io.modelcontextprotocol/serverInfo`` stamp in a result's ``_meta``), else the file
+name without its extension. One session may hold several servers when the wrapper names them; a line
+without a server field belongs to the session's only server when it has one.
+
+Protocol versions (:data:`monitor.models.PROTOCOL_VERSIONS`): logs of every known version are read the
+same way; 2026-07-28 traffic names its version in each request's ``params._meta`` instead of an
+``initialize``, and ``trifecta lint`` checks the rules each version changed.
 
 **Extension, not part of MCP.** MCP traffic carries no user messages, and the engine needs the user's words
 to tell a destination the user chose from one an attacker suggested. A line
@@ -23,6 +31,11 @@ How messages become events:
   ``isError``), or the JSON-RPC ``error`` object with ``is_error=True``. Requests and responses pair by id,
   per direction (client and server number their requests independently); an id may be reused once
   answered. A request whose id is reused while it is still open is taken as never answered (below).
+- A ``tools/call`` answered with ``resultType: "input_required"`` (MCP 2026-07-28: the server needs the
+  user's input before it runs the tool) has no result yet: the client sends the call again with
+  ``inputResponses`` and the ``requestState`` the server gave, and that retry (same tool and arguments) is the
+  same call, whose response is its result. A call never sent again ends, when the session ends, with
+  ``ToolResult(result=None, is_error=True)``: the server did not run it.
 - ``tools/list`` results → :class:`ToolsListed` with the raw tools (the engine parses annotations
   leniently). Pages (``nextCursor``) are merged into one event; a listing cut short (a new first-page
   request, a ``tools/call`` or the end of the session before the last page) is emitted as far as it got,
@@ -46,7 +59,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -74,7 +86,25 @@ from monitor.ingest._jsonrpc import (
     read_id_key,
     strip_log_suffix,
 )
-from monitor.models import RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
+from monitor.ingest._mcp_state import (
+    Connection,
+    Envelope,
+    Request,
+    Session,
+    asks_for_input,
+    canonicalize_arguments,
+    find_request_origin,
+    pop_awaiting,
+)
+from monitor.models import (
+    RecordError,
+    RecordStream,
+    SessionEnd,
+    ToolCall,
+    ToolResult,
+    ToolsListed,
+    UserMessage,
+)
 from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
@@ -82,13 +112,11 @@ USER_MESSAGE_KIND = "user_message"
 
 _SNIFF_LINES = 50
 _CANCELLED_REMEMBERED = 256
+_AWAITING_REMEMBERED = 256
 _CLOSED_REMEMBERED_FACTOR = 10
 _TIME_ADAPTER: TypeAdapter[datetime] = TypeAdapter(datetime)
 _BARE_PREFIX = re.compile(rb'\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
 _WRAPPED_PREFIX = re.compile(rb'"(?:message|msg|payload)"\s*:\s*\[?\s*\{\s*"jsonrpc"\s*:\s*"2\.0"')
-_CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
-_CLIENT_METHODS = ("initialize", "server/discover")
-_SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
 
 
 def sniff(head: bytes) -> bool:
@@ -152,52 +180,6 @@ def read_mcp_stream(
     yield from reader.finish()
 
 
-# -- state -------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Request:
-    """A request waiting for its response."""
-
-    method: str
-    line: int
-    id_text: str
-    call_id: str | None = None
-    tool: str | None = None
-    cursor: bool = False
-
-
-@dataclass
-class _Connection:
-    """One host↔server connection of a session: its open requests and its tool listing."""
-
-    explicit_server: str | None
-    announced_server: str | None = None
-    requests: dict[tuple[Peer, IdKey], _Request] = field(default_factory=dict)
-    cancelled: OrderedDict[tuple[Peer, IdKey], None] = field(default_factory=OrderedDict)
-    pages: list[Any] | None = None
-    pages_time: datetime | None = None
-    pages_source: str | None = None
-    listed: bytes | None = None
-
-
-@dataclass
-class _Session:
-    first_line: int
-    connections: dict[str | None, _Connection] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Envelope:
-    """What a line says around its message(s)."""
-
-    session: str
-    server: str | None
-    sender: Peer | None
-    time: datetime | None
-    source: str
-
-
 class _LogReader:
     """Turns the lines of one log into records, keeping per-session state."""
 
@@ -206,7 +188,7 @@ class _LogReader:
         self.default_session = session
         self.default_server = server
         self.max_open_sessions = max_open_sessions
-        self.sessions: OrderedDict[str, _Session] = OrderedDict()
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.closed: OrderedDict[str, None] = OrderedDict()
 
     # -- lines ---------------------------------------------------------------------------------------------
@@ -221,7 +203,7 @@ class _LogReader:
             return
         yield from (RecordError(source=source, message=f"{p.where or 'line'}: {p.message}") for p in found)
         if isinstance(doc, list):
-            yield from self._read_payload(lineno, _Envelope(self.default_session, None, None, None, source), doc)
+            yield from self._read_payload(lineno, Envelope(self.default_session, None, None, None, source), doc)
             return
         if not isinstance(doc, dict):
             yield RecordError(source=source, message="not a JSON-RPC message, a batch or a wrapper object")
@@ -254,7 +236,7 @@ class _LogReader:
             yield from (RecordError(source=source, message=f"/{key} (text){p.where}: {p.message}") for p in found)
         yield from self._read_payload(lineno, envelope, payload)
 
-    def _read_envelope(self, doc: dict[str, Any], problems: list[str], source: str) -> _Envelope | None:
+    def _read_envelope(self, doc: dict[str, Any], problems: list[str], source: str) -> Envelope | None:
         try:
             session = first_name(doc, SESSION_KEYS)
             server = first_name(doc, SERVER_KEYS)
@@ -274,9 +256,9 @@ class _LogReader:
                 time = _TIME_ADAPTER.validate_python(doc[time_key])
             except ValidationError:
                 problems.append(f"unreadable {time_key} {doc[time_key]!r}; read without a time")
-        return _Envelope(session or self.default_session, server or None, sender, time, source)
+        return Envelope(session or self.default_session, server or None, sender, time, source)
 
-    def _read_user_message(self, lineno: int, envelope: _Envelope, doc: dict[str, Any]) -> RecordStream:
+    def _read_user_message(self, lineno: int, envelope: Envelope, doc: dict[str, Any]) -> RecordStream:
         text = doc.get("text")
         if not isinstance(text, str):
             yield RecordError(source=f"{self.name}:{lineno}", message="user_message line without a 'text' string")
@@ -284,7 +266,7 @@ class _LogReader:
         yield from self._open_session(envelope.session, lineno)
         yield UserMessage(session_id=envelope.session, time=envelope.time, text=text, source=envelope.source)
 
-    def _read_payload(self, lineno: int, envelope: _Envelope, payload: Any) -> RecordStream:
+    def _read_payload(self, lineno: int, envelope: Envelope, payload: Any) -> RecordStream:
         source = f"{self.name}:{lineno}"
         if isinstance(payload, list):
             if not payload:
@@ -297,7 +279,7 @@ class _LogReader:
 
     # -- messages ------------------------------------------------------------------------------------------
 
-    def _read_message(self, lineno: int, envelope: _Envelope, message: Any, where: str) -> RecordStream:
+    def _read_message(self, lineno: int, envelope: Envelope, message: Any, where: str) -> RecordStream:
         source = f"{self.name}:{lineno}"
         if not isinstance(message, dict) or not is_message(message):
             yield RecordError(source=source, message=f"{where}not a JSON-RPC message")
@@ -331,15 +313,15 @@ class _LogReader:
     def _read_request(
         self,
         lineno: int,
-        envelope: _Envelope,
-        connection: _Connection,
+        envelope: Envelope,
+        connection: Connection,
         message: dict[str, Any],
         method: str,
         id_key: IdKey,
         where: str,
     ) -> RecordStream:
         source = f"{self.name}:{lineno}"
-        origin = _request_origin(method, envelope.sender)
+        origin = find_request_origin(method, envelope.sender)
         key = (origin, id_key)
         connection.cancelled.pop(key, None)
         previous = connection.requests.pop(key, None)
@@ -348,7 +330,7 @@ class _LogReader:
                 envelope.session, previous, f"its id was reused at line {lineno} before a response arrived"
             )
         params = message.get("params")
-        request = _Request(method=method, line=lineno, id_text=format_id(id_key))
+        request = Request(method=method, line=lineno, id_text=format_id(id_key))
         if method == "tools/list":
             request.cursor = isinstance(params, dict) and params.get("cursor") is not None
             if not request.cursor:
@@ -368,6 +350,12 @@ class _LogReader:
                     arguments = {}  # MCP: a call without arguments has none
                 yield from self._flush_pages(envelope.session, connection)
                 request.tool = name
+                request.arguments = canonicalize_arguments(arguments)
+                earlier = pop_awaiting(connection, params, request)
+                if earlier is not None:
+                    request.call_id = earlier.call_id  # the retry of a call that asked for input: the same call
+                    connection.requests[key] = request
+                    return
                 request.call_id = self._call_id(envelope.session, request.id_text, self._server_of(connection))
                 yield ToolCall(
                     session_id=envelope.session,
@@ -383,8 +371,8 @@ class _LogReader:
     def _read_response(
         self,
         lineno: int,
-        envelope: _Envelope,
-        connection: _Connection,
+        envelope: Envelope,
+        connection: Connection,
         message: dict[str, Any],
         id_key: IdKey,
         where: str,
@@ -405,7 +393,9 @@ class _LogReader:
         request = connection.requests.pop(found)
         result = message.get("result")
         self._learn_server_name(connection, request.method, result)
-        if request.call_id is not None:
+        if request.call_id is not None and asks_for_input(result):
+            yield from self._await_input(envelope, connection, request, result)
+        elif request.call_id is not None:
             if "error" in message:
                 yield ToolResult(
                     session_id=envelope.session,
@@ -433,8 +423,28 @@ class _LogReader:
             else:
                 yield from self._add_page(envelope, connection, result, request.cursor)
 
+    def _await_input(
+        self, envelope: Envelope, connection: Connection, request: Request, result: dict[str, Any]
+    ) -> RecordStream:
+        """Keep a call answered with ``input_required`` open until its retry (bounded: the oldest ends)."""
+        state = result.get("requestState")
+        key = state if isinstance(state, str) else ""
+        previous = connection.awaiting.pop(key, None)
+        if previous is not None:
+            yield from self._end_unrun(envelope.session, previous, envelope.source)
+        connection.awaiting[key] = request
+        if len(connection.awaiting) > _AWAITING_REMEMBERED:
+            _, oldest = connection.awaiting.popitem(last=False)
+            yield from self._end_unrun(envelope.session, oldest, envelope.source)
+
+    @staticmethod
+    def _end_unrun(sid: str, request: Request, source: str | None) -> RecordStream:
+        """End a call that asked for input and was not sent again: the server did not run it."""
+        assert request.call_id is not None
+        yield ToolResult(session_id=sid, call_id=request.call_id, result=None, is_error=True, source=source)
+
     def _read_notification(
-        self, envelope: _Envelope, connection: _Connection, message: dict[str, Any], method: str
+        self, envelope: Envelope, connection: Connection, message: dict[str, Any], method: str
     ) -> RecordStream:
         if method != "notifications/cancelled":
             return  # list_changed needs nothing: the next listing is compared with the last one anyway
@@ -464,7 +474,7 @@ class _LogReader:
     # -- tool listings ---------------------------------------------------------------------------------------
 
     def _add_page(
-        self, envelope: _Envelope, connection: _Connection, result: dict[str, Any], continued: bool
+        self, envelope: Envelope, connection: Connection, result: dict[str, Any], continued: bool
     ) -> RecordStream:
         if not continued:
             yield from self._flush_pages(envelope.session, connection)
@@ -475,7 +485,7 @@ class _LogReader:
         if not (isinstance(next_cursor, str) and next_cursor):
             yield from self._flush_pages(envelope.session, connection)
 
-    def _flush_pages(self, session: str, connection: _Connection) -> RecordStream:
+    def _flush_pages(self, session: str, connection: Connection) -> RecordStream:
         """Emit the listing gathered so far, unless it is the one emitted last."""
         tools, connection.pages = connection.pages, None
         if tools is None:
@@ -506,7 +516,7 @@ class _LogReader:
                         "sessions interleaved); its later events are analysed as a separate session"
                     ),
                 )
-            self.sessions[sid] = _Session(lineno)
+            self.sessions[sid] = Session(lineno)
             if len(self.sessions) > self.max_open_sessions:
                 oldest = next(iter(self.sessions))
                 yield from self._end_session(oldest)
@@ -515,20 +525,20 @@ class _LogReader:
                     self.closed.popitem(last=False)
         self.sessions.move_to_end(sid)
 
-    def _connection(self, envelope: _Envelope) -> _Connection:
+    def _connection(self, envelope: Envelope) -> Connection:
         connections = self.sessions[envelope.session].connections
         if envelope.server is None and len(connections) == 1:
             return next(iter(connections.values()))
         connection = connections.get(envelope.server)
         if connection is None:
-            connection = connections[envelope.server] = _Connection(envelope.server)
+            connection = connections[envelope.server] = Connection(envelope.server)
         return connection
 
-    def _server_of(self, connection: _Connection) -> str:
+    def _server_of(self, connection: Connection) -> str:
         return connection.explicit_server or connection.announced_server or self.default_server
 
     @staticmethod
-    def _learn_server_name(connection: _Connection, method: str, result: Any) -> None:
+    def _learn_server_name(connection: Connection, method: str, result: Any) -> None:
         if connection.announced_server is None:
             connection.announced_server = announced_server(result, initialize=method == "initialize")
 
@@ -537,7 +547,7 @@ class _LogReader:
         open_ids = {
             r.call_id
             for c in self.sessions[sid].connections.values()
-            for r in c.requests.values()
+            for r in (*c.requests.values(), *c.awaiting.values())
             if r.call_id is not None
         }
         candidate = id_text
@@ -549,7 +559,7 @@ class _LogReader:
             n += 1
         return candidate
 
-    def _abandon(self, sid: str, request: _Request, why: str) -> RecordStream:
+    def _abandon(self, sid: str, request: Request, why: str) -> RecordStream:
         what = f"tools/call {request.tool!r}" if request.tool else request.method
         counted = "; counted as run, with no recorded result" if request.call_id else ""
         yield RecordError(
@@ -566,21 +576,12 @@ class _LogReader:
         requests = (r for c in session.connections.values() for r in c.requests.values())
         for request in sorted(requests, key=lambda r: r.line):
             yield from self._abandon(sid, request, "the log ended first")
+        for connection in session.connections.values():
+            for request in connection.awaiting.values():
+                yield from self._end_unrun(sid, request, f"{self.name}:{request.line}")
         yield SessionEnd(session_id=sid)
 
     def finish(self) -> RecordStream:
         """End every open session, in order of first appearance."""
         for sid in sorted(self.sessions, key=lambda s: self.sessions[s].first_line):
             yield from self._end_session(sid)
-
-
-# -- helpers -----------------------------------------------------------------------------------------------
-
-
-def _request_origin(method: str, sender: Peer | None) -> Peer:
-    """Who sent a request: known methods go one way only; others follow the direction, else the client."""
-    if method in _CLIENT_METHODS or method.startswith(_CLIENT_METHOD_PREFIXES):
-        return Peer.CLIENT
-    if method.startswith(_SERVER_METHOD_PREFIXES):
-        return Peer.SERVER
-    return sender or Peer.CLIENT

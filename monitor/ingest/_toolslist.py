@@ -9,11 +9,14 @@ A file holds one of:
 - our ``mcp-servers`` data files (``server``, ``protocolVersion``, ``tools``) and mcpdesc documents
   (``info.name``, ``protocolVersions``, ``tools``);
 - an MCP JSON-RPC log (:mod:`monitor.ingest._jsonrpc`), as one JSON document or as JSON lines: each
-  ``tools/list`` result in it, with the protocol version of the server's ``initialize`` result.
+  ``tools/list`` result in it, with the protocol version of the server's ``initialize`` result or, for
+  2026-07-28 traffic (no ``initialize``), of its requests' ``params._meta``.
 
 The server name and the protocol version are taken when the file says them. A :class:`ToolList` keeps the
 raw tools as served and the JSON pointer of each in its document (or log line), so findings can point into
-it.
+it. It also keeps the :class:`ProtocolNote` values of the version rules the file breaks (an unknown version;
+for 2026-07-28 traffic a removed method, a protocol session id, a request without its ``_meta`` version or
+capabilities, a result without ``resultType``), for ``trifecta lint`` to report.
 
 :func:`read_tool_lists` never raises: what cannot be read comes back as :class:`ToolListProblem` values.
 :func:`read_tool_list` reads the one tool list of a file and raises :class:`~monitor.errors.InputError`.
@@ -21,24 +24,50 @@ it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.errors import InputError
 from monitor.ingest._files import describe_read_error
-from monitor.ingest._jsonrpc import LOG_SUFFIXES, MESSAGE_KEYS, SERVER_KEYS, announced_server, is_log_line, is_message
+from monitor.ingest._jsonrpc import (
+    LOG_SUFFIXES,
+    MESSAGE_KEYS,
+    PROTOCOL_SESSION_KEYS,
+    SERVER_KEYS,
+    announced_server,
+    is_log_line,
+    is_message,
+)
+from monitor.models import (
+    CLIENT_CAPABILITIES_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    find_protocol_version,
+    infer_protocol_version,
+    is_protocol_date,
+    is_sessionless_protocol,
+)
 from monitor.spans import decode_json_record
 
 MAX_TOOL_LIST_BYTES = 64 * 1024 * 1024
 """Larger files are reported as unreadable instead of being loaded."""
 
-_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+class ProtocolNote(BaseModel):
+    """A protocol-version rule that a tool list's file breaks: the lint rule id, where (log line, JSON pointer
+    into the document or line as served), what is wrong and how to fix it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rule: str
+    line: int | None = None
+    pointer: str
+    message: str
+    hint: str
 
 
 class ToolList(BaseModel):
@@ -57,6 +86,8 @@ class ToolList(BaseModel):
     protocol_version_source: str | None = Field(default=None, description="where the version was declared")
     tools: tuple[Any, ...]
     tool_pointers: tuple[str, ...]
+    protocol_notes: tuple[ProtocolNote, ...] = ()
+    """The version rules the file breaks, kept on the first tool list of each server (see the module)."""
 
     @property
     def server_name(self) -> str:
@@ -255,11 +286,32 @@ def parse_tool_list(doc: Any, file: str, line: int | None = None, base: str = ""
         return parse_tool_list(doc["result"], file, line, f"{base}/result")
     server = _server_name(doc)
     version = _protocol_version(doc, base)
+    notes = _unknown_version_notes(version, line)
     if isinstance(doc.get("tools"), list):
-        return _tool_list(file, line, doc["tools"], _pointers(f"{base}/tools", doc["tools"]), server, version)
+        tools = doc["tools"]
+        return _tool_list(file, line, tools, _pointers(f"{base}/tools", tools), server, version, notes)
     if isinstance(doc.get("name"), str) and any(k in doc for k in ("inputSchema", "annotations", "description")):
-        return _tool_list(file, line, [doc], [base], server, version)
+        return _tool_list(file, line, [doc], [base], server, version, notes)
     return None
+
+
+def _unknown_version_notes(version: tuple[str | None, str | None], line: int | None) -> tuple[ProtocolNote, ...]:
+    declared, where = version
+    if declared is None or find_protocol_version(declared) is not None:
+        return ()
+    return (_unknown_version_note(declared, line, where or ""),)
+
+
+def _unknown_version_note(declared: str, line: int | None, pointer: str) -> ProtocolNote:
+    basis = infer_protocol_version(declared)
+    checked = f"checked as {basis.version}" if basis is not None else "no version rule could be checked"
+    return ProtocolNote(
+        rule="protocol-version-unknown",
+        line=line,
+        pointer=pointer,
+        message=f"protocol version {declared!r} is not a known MCP protocol version; {checked}",
+        hint="Declare one of the known versions (docs/mcp-protocol.md), or check the value for a typo.",
+    )
 
 
 def _tool_list(
@@ -269,6 +321,7 @@ def _tool_list(
     pointers: Sequence[str],
     server: str | None,
     version: tuple[str | None, str | None],
+    notes: Sequence[ProtocolNote] = (),
 ) -> ToolList:
     return ToolList(
         file=file,
@@ -278,6 +331,7 @@ def _tool_list(
         protocol_version_source=version[1],
         tools=tuple(tools),
         tool_pointers=tuple(pointers),
+        protocol_notes=tuple(notes),
     )
 
 
@@ -302,7 +356,7 @@ def _protocol_version(doc: Mapping[str, Any], base: str) -> tuple[str | None, st
         return version, f"{base}/protocolVersion"
     versions = doc.get("protocolVersions")  # mcpdesc: every version the server speaks; the earliest decides
     if isinstance(versions, list):
-        known = sorted((v, i) for i, v in enumerate(versions) if isinstance(v, str) and _VERSION.match(v))
+        known = sorted((v, i) for i, v in enumerate(versions) if isinstance(v, str) and is_protocol_date(v))
         if known:
             earliest, index = known[0]
             return earliest, f"{base}/protocolVersions/{index}"
@@ -312,14 +366,18 @@ def _protocol_version(doc: Mapping[str, Any], base: str) -> tuple[str | None, st
 # -- JSON-RPC logs ------------------------------------------------------------------------------------------
 
 
-def _messages(doc: Any) -> Iterator[tuple[str, dict[str, Any], str | None]]:
-    """Yield ``(pointer, message, server)`` for each JSON-RPC message of one log line.
+def _messages(doc: Any) -> Iterator[tuple[str, dict[str, Any], str | None, str | None]]:
+    """Yield ``(pointer, message, server, protocol session field)`` for each JSON-RPC message of one log line.
 
     A message given as a JSON string inside a wrapper is not read: a pointer cannot point into it.
     """
     server: str | None = None
     container: Any = doc
     base = ""
+    if not isinstance(doc, dict):
+        session_key = None
+    else:
+        session_key = next((k for k in PROTOCOL_SESSION_KEYS if doc.get(k) not in (None, "")), None)
     if isinstance(doc, dict) and not is_message(doc):
         server = next((str(doc[k]) for k in SERVER_KEYS if isinstance(doc.get(k), str)), None)
         key = next((k for k in MESSAGE_KEYS if k in doc), None)
@@ -329,42 +387,191 @@ def _messages(doc: Any) -> Iterator[tuple[str, dict[str, Any], str | None]]:
     if isinstance(container, list):
         for i, item in enumerate(container):
             if isinstance(item, dict) and is_message(item):
-                yield f"{base}/{i}", item, server
+                yield f"{base}/{i}", item, server, session_key
     elif isinstance(container, dict) and is_message(container):
-        yield base, container, server
+        yield base, container, server, session_key
+
+
+_SERVER_REQUEST_PREFIXES = ("sampling/", "roots/", "elicitation/", "notifications/")
 
 
 def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[list[ToolList], list[ToolListProblem]]:
-    """Take every ``tools/list`` result of a log, with the protocol version of the server's ``initialize``.
+    """Take every ``tools/list`` result of a log, with the protocol version of the server's ``initialize``
+    result, else the one its requests declare in ``params._meta`` (2026-07-28 has no ``initialize``).
 
     ``records`` are ``(line, value)`` pairs; the line is None for a file that is one JSON document. A result
     is told by its shape (``tools`` array; ``protocolVersion`` with ``serverInfo`` or ``capabilities``).
     Servers are told apart by the wrapper's ``server`` field; without one, the log's only ``initialize``
-    result names the server and its version.
+    result names the server and its version. The version rules the log breaks are kept as
+    :class:`ProtocolNote` values on the first tool list of the server they concern.
     """
+    messages = [(line, *m) for line, doc in records for m in _messages(doc)]
+    meta_versions: dict[str | None, tuple[str, str]] = {}
+    for line, pointer, message, server, _ in messages:  # first: a tools/list may come before the first request
+        declared = _declared_version(message, pointer, line)
+        if declared is not None and "method" in message:
+            meta_versions.setdefault(server, declared)
     versions: dict[str | None, tuple[str, str]] = {}
     names: dict[str | None, str] = {}
     lists: list[ToolList] = []
-    for line, doc in records:
-        for pointer, message, server in _messages(doc):
-            result = message.get("result")
-            if not isinstance(result, dict):
-                continue
-            initialize = isinstance(result.get("protocolVersion"), str) and (
-                "serverInfo" in result or "capabilities" in result
-            )
-            announced = announced_server(result, initialize=initialize)
-            if announced is not None:
-                names[server] = announced
-            if initialize:
-                where = f"{pointer}/result/protocolVersion"
-                versions[server] = (result["protocolVersion"], where if line is None else f"line {line}: {where}")
-            elif isinstance(result.get("tools"), list):
-                version = versions.get(server) or (next(iter(versions.values())) if len(versions) == 1 else None)
-                name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
-                tools = result["tools"]
-                pointers = _pointers(f"{pointer}/result/tools", tools)
-                lists.append(_tool_list(file, line, tools, pointers, name, version or (None, None)))
+    for line, pointer, message, server, _ in messages:
+        result = message.get("result")
+        if not isinstance(result, dict):
+            continue
+        initialize = _is_initialize_result(result)
+        announced = announced_server(result, initialize=initialize)
+        if announced is not None:
+            names[server] = announced
+        if initialize:
+            declared = _declared_version(message, pointer, line)
+            assert declared is not None
+            versions[server] = declared
+        elif isinstance(result.get("tools"), list):
+            version = _only_or_own(versions, server) or _only_or_own(meta_versions, server) or (None, None)
+            name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
+            tools = result["tools"]
+            pointers = _pointers(f"{pointer}/result/tools", tools)
+            lists.append(_tool_list(file, line, tools, pointers, name, version))
     if not lists:
         return [], [ToolListProblem(file=file, message="an MCP JSON-RPC log without any tools/list result")]
+    for server, found in _log_notes(messages, meta_versions).items():
+        index = next((i for i, x in enumerate(lists) if server is None or x.server == server), 0)
+        listing = lists[index]
+        lists[index] = listing.model_copy(update={"protocol_notes": listing.protocol_notes + tuple(found)})
     return lists, []
+
+
+def _only_or_own(versions: Mapping[str | None, tuple[str, str]], server: str | None) -> tuple[str, str] | None:
+    """The version of ``server``, else the only version the log declares; None otherwise."""
+    return versions.get(server) or (next(iter(versions.values())) if len(versions) == 1 else None)
+
+
+def _is_initialize_result(result: Any) -> TypeGuard[dict[str, Any]]:
+    return (
+        isinstance(result, dict)
+        and isinstance(result.get("protocolVersion"), str)
+        and ("serverInfo" in result or "capabilities" in result)
+    )
+
+
+def _declared_version(message: dict[str, Any], pointer: str, line: int | None) -> tuple[str, str] | None:
+    """The protocol version a message declares, and where: an ``initialize`` result's ``protocolVersion`` or a
+    request's ``params._meta`` version (2026-07-28)."""
+    at = "" if line is None else f"line {line}: "
+    result = message.get("result")
+    if _is_initialize_result(result):
+        return result["protocolVersion"], f"{at}{pointer}/result/protocolVersion"
+    meta = _request_meta(message)
+    if isinstance(meta.get(PROTOCOL_VERSION_META_KEY), str):
+        return meta[PROTOCOL_VERSION_META_KEY], f"{at}{pointer}/params/_meta/{_META_VERSION_TOKEN}"
+    return None
+
+
+_META_VERSION_TOKEN = PROTOCOL_VERSION_META_KEY.replace("~", "~0").replace("/", "~1")
+
+
+def _request_meta(message: dict[str, Any]) -> dict[str, Any]:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _log_notes(
+    messages: Sequence[tuple[int | None, str, dict[str, Any], str | None, str | None]],
+    meta_versions: Mapping[str | None, tuple[str, str]],
+) -> dict[str | None, list[ProtocolNote]]:
+    """The version rules each server's traffic breaks, in log order. A server's traffic is checked against
+    the rules of 2026-07-28 when its requests declare that version (or a later date) in ``params._meta``."""
+    notes: dict[str | None, list[ProtocolNote]] = {}
+    reported: set[tuple[str | None, str]] = set()
+    client_requests: set[tuple[str | None, str]] = set()
+    for line, pointer, message, server, session_key in messages:
+        found = notes.setdefault(server, [])
+        declared = _declared_version(message, pointer, line)
+        if (
+            declared is not None
+            and find_protocol_version(declared[0]) is None
+            and (server, declared[0]) not in reported
+        ):
+            reported.add((server, declared[0]))
+            found.append(_unknown_version_note(declared[0], line, declared[1].rsplit(": ", 1)[-1]))
+        version = _only_or_own(meta_versions, server)
+        if version is None or not is_sessionless_protocol(version[0]):
+            continue
+        found.extend(_sessionless_notes(message, pointer, line, version[0], client_requests, server))
+        if session_key is not None and (server, "") not in reported:
+            reported.add((server, ""))
+            found.append(
+                ProtocolNote(
+                    rule="session-id-in-sessionless-protocol",
+                    line=line,
+                    pointer=f"/{session_key}",
+                    message=f"a protocol session id ({session_key!r}) under protocol version {version[0]}, "
+                    "which has no protocol sessions",
+                    hint="Log the host's conversation id (conversation_id) instead of a protocol session id.",
+                )
+            )
+    return {server: found for server, found in notes.items() if found}
+
+
+def _sessionless_notes(
+    message: dict[str, Any],
+    pointer: str,
+    line: int | None,
+    version: str,
+    client_requests: set[tuple[str | None, str]],
+    server: str | None,
+) -> list[ProtocolNote]:
+    """The 2026-07-28 rules one message breaks: a removed method, a request without its ``_meta`` version
+    or capabilities, a result (to a client request) without ``resultType``."""
+    entry = infer_protocol_version(version)
+    method = message.get("method")
+    if isinstance(method, str):
+        if entry is not None and method in entry.removed_methods:
+            return [
+                ProtocolNote(
+                    rule="method-not-in-protocol",
+                    line=line,
+                    pointer=f"{pointer}/method",
+                    message=f"{method!r} under protocol version {version}, which removed it",
+                    hint=f"Drop {method!r}: under {version} every request stands alone (SEP-2575).",
+                )
+            ]
+        if "id" in message and not method.startswith(_SERVER_REQUEST_PREFIXES):
+            client_requests.add((server, repr(message.get("id"))))
+            return _meta_notes(message, pointer, line, version)
+        return []
+    result = message.get("result")
+    if isinstance(result, dict) and (server, repr(message.get("id"))) in client_requests and "resultType" not in result:
+        return [
+            ProtocolNote(
+                rule="result-type-missing",
+                line=line,
+                pointer=f"{pointer}/result",
+                message=f"a result without resultType under protocol version {version}",
+                hint='Add "resultType": "complete" (or "input_required" when asking for input).',
+            )
+        ]
+    return []
+
+
+def _meta_notes(message: dict[str, Any], pointer: str, line: int | None, version: str) -> list[ProtocolNote]:
+    meta = _request_meta(message)
+    missing = [
+        key
+        for key, kind in ((PROTOCOL_VERSION_META_KEY, str), (CLIENT_CAPABILITIES_META_KEY, dict))
+        if not isinstance(meta.get(key), kind)
+    ]
+    if not missing:
+        return []
+    return [
+        ProtocolNote(
+            rule="request-meta-missing",
+            line=line,
+            pointer=f"{pointer}/params/_meta",
+            message=f"{message['method']} request without {' and '.join(repr(k) for k in missing)} in "
+            f"params._meta (required under protocol version {version})",
+            hint="Send the protocol version (a string) and the client capabilities (an object) in every "
+            "request's params._meta.",
+        )
+    ]

@@ -16,6 +16,7 @@ document as served. A file that cannot be read is an ``input-unreadable`` findin
 
 from monitor.lint._catalogue import ANNOTATIONS_SINCE, LINT_RULES, RULES_BY_ID, LintRule, LintSeverity
 from monitor.lint._findings import LintFinding, LintReport, ListingLint, escape_pointer_token
+from monitor.lint._labels import LABEL_RULE_IDS, check_labels, lint_log_labels
 from monitor.lint._linter import Linter, lint_listing, lint_paths, lint_tool, run_validators, unreadable_input
 from monitor.lint._poisoning import (
     HIDDEN_RANGES,
@@ -28,8 +29,15 @@ from monitor.lint._poisoning import (
     find_instructions,
     scanned_texts,
 )
-from monitor.lint._validators import (
+from monitor.lint._protocol import (
     VALIDATORS,
+    MethodNotInProtocol,
+    ProtocolVersionUnknown,
+    RequestMetaMissing,
+    ResultTypeMissing,
+    SessionIdInSessionlessProtocol,
+)
+from monitor.lint._validators import (
     AnnotationMember,
     AnnotationsNotObject,
     AnnotationsUnsupportedProtocol,
@@ -78,6 +86,7 @@ __all__ = [
     "HintMissing",
     "HintNotBoolean",
     "InstructionInDescription",
+    "LABEL_RULE_IDS",
     "LEAD_WORDS",
     "LINT_RULES",
     "LintFinding",
@@ -90,15 +99,20 @@ __all__ = [
     "MAX_SCANNED_CHARS",
     "MAX_SCHEMA_TEXTS",
     "MemberValidator",
+    "MethodNotInProtocol",
     "NAME_CONNECTORS",
     "NETWORK_WORDS",
     "NetworkNameClosedWorld",
     "POISON_PATTERNS",
     "PoisonPattern",
+    "ProtocolVersionUnknown",
     "READ_WORDS",
     "RULES_BY_ID",
     "ReadNameNotReadOnly",
+    "RequestMetaMissing",
+    "ResultTypeMissing",
     "ScannedText",
+    "SessionIdInSessionlessProtocol",
     "TextValidator",
     "TitleNotString",
     "ToolValidator",
@@ -108,11 +122,13 @@ __all__ = [
     "WRITE_WORDS",
     "WordValidator",
     "annotation_members",
+    "check_labels",
     "escape_pointer_token",
     "find_hidden_characters",
     "find_instructions",
     "lead_words",
     "lint_listing",
+    "lint_log_labels",
     "lint_paths",
     "lint_tool",
     "run_validators",

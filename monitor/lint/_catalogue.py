@@ -10,8 +10,12 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ANNOTATIONS_SINCE = "2025-03-26"
-"""The first MCP protocol version with tool annotations."""
+from monitor.models import LATEST_PROTOCOL_VERSION, find_first_version
+
+ANNOTATIONS_SINCE = find_first_version("tool_annotations")
+"""The first MCP protocol version with tool annotations (from :data:`monitor.models.PROTOCOL_VERSIONS`)."""
+SESSIONLESS_SINCE = find_first_version("request_meta")
+"""The first MCP protocol version without ``initialize`` and protocol sessions."""
 
 
 class LintSeverity(StrEnum):
@@ -83,6 +87,45 @@ LINT_RULES: tuple[LintRule, ...] = (
         "earlier version sends members its clients do not know about.",
     ),
     LintRule(
+        id="protocol-version-unknown",
+        severity=LintSeverity.WARNING,
+        title="A protocol version the monitor does not know",
+        help="The known MCP protocol versions are 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and "
+        f"{LATEST_PROTOCOL_VERSION} (docs/mcp-protocol.md). Another value is a typo, a draft, or a newer "
+        "version: the version checks were made as for the latest known version before it, if any.",
+    ),
+    LintRule(
+        id="method-not-in-protocol",
+        severity=LintSeverity.ERROR,
+        title="A method the traffic's protocol version does not have",
+        help=f"MCP {SESSIONLESS_SINCE} removed the initialize/notifications/initialized handshake (SEP-2575), "
+        "ping, logging/setLevel, notifications/roots/list_changed, and server requests on the wire (sampling, "
+        "elicitation and roots travel inside an InputRequiredResult). Traffic that declares this version "
+        "in its requests' _meta must not use them; a server that still needs them speaks an older version.",
+    ),
+    LintRule(
+        id="session-id-in-sessionless-protocol",
+        severity=LintSeverity.ERROR,
+        title="A protocol session id under a protocol version without sessions",
+        help=f"MCP {SESSIONLESS_SINCE} has no protocol sessions: no Mcp-Session-Id (SEP-2567). Key the "
+        "conversation by the host's conversation id (a wrapper conversation_id field) instead.",
+    ),
+    LintRule(
+        id="request-meta-missing",
+        severity=LintSeverity.ERROR,
+        title="A request without its protocol version or client capabilities in _meta",
+        help=f"From MCP {SESSIONLESS_SINCE} every request carries params._meta with "
+        '"io.modelcontextprotocol/protocolVersion" (a string) and '
+        '"io.modelcontextprotocol/clientCapabilities" (an object); servers reject requests without them.',
+    ),
+    LintRule(
+        id="result-type-missing",
+        severity=LintSeverity.ERROR,
+        title="A result without resultType",
+        help=f'From MCP {SESSIONLESS_SINCE} a server includes resultType ("complete" or "input_required") '
+        "in every result; a client cannot tell a final result from a request for more input without it.",
+    ),
+    LintRule(
         id="hint-missing",
         severity=LintSeverity.WARNING,
         title="A hint is missing",
@@ -142,6 +185,41 @@ LINT_RULES: tuple[LintRule, ...] = (
         title="Hidden or zero-width characters",
         help="Zero-width characters, Unicode tag characters and bidirectional overrides are invisible to "
         "users reviewing a tool but read by the model; they hide instructions or disguise names.",
+    ),
+    LintRule(
+        id="label-unreadable",
+        severity=LintSeverity.ERROR,
+        title="A result label that cannot be read",
+        help="A trust-annotations, ifc or action-metadata label of the wrong type or value. The monitor reads it "
+        "as the claim that raises risk (untrusted content, private data) and drops the result's lowering claims.",
+    ),
+    LintRule(
+        id="label-untrusted-closed-world",
+        severity=LintSeverity.WARNING,
+        title="A result labelled untrusted from a tool that says it is closed-world",
+        help="The tool is annotated openWorldHint: false (or returnMetadata.source first-party), yet its result "
+        "says it carries untrusted content. The monitor takes the label; one of the two is wrong.",
+    ),
+    LintRule(
+        id="label-trusted-open-world",
+        severity=LintSeverity.WARNING,
+        title="A result labelled trusted from a tool that reads the open world",
+        help="The tool is annotated openWorldHint: true (or returnMetadata.source open-world), yet its result "
+        "says integrity: trusted. Only a trusted server's label lowers risk, and never a reviewed rule's legs.",
+    ),
+    LintRule(
+        id="label-contradicts-sensitivity",
+        severity=LintSeverity.WARNING,
+        title="A result's confidentiality contradicts the tool's returnMetadata.sensitivity",
+        help="The tool's action-metadata says its results are public and a result says private or sensitive, "
+        "or the other way round. The monitor takes the claim that raises risk.",
+    ),
+    LintRule(
+        id="label-lowers-risk",
+        severity=LintSeverity.WARNING,
+        title="A result label that lowers risk",
+        help="integrity: trusted or confidentiality: public removes untrusted content or private data from the "
+        "result only when the configuration trusts the server; from any other server it is ignored.",
     ),
 )
 """Every lint rule, in report order (the registry of ids; ids never change meaning)."""

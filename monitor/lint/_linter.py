@@ -10,9 +10,10 @@ from typing import Any
 from monitor.ingest import ToolList, ToolListProblem, read_tool_lists
 from monitor.lint._catalogue import LintSeverity
 from monitor.lint._findings import LintFinding, LintReport, ListingLint, fingerprint
+from monitor.lint._labels import add_label_findings
 from monitor.lint._poisoning import scanned_texts
+from monitor.lint._protocol import VALIDATORS
 from monitor.lint._validators import (
-    VALIDATORS,
     LintedTool,
     MemberValidator,
     TextValidator,
@@ -38,8 +39,9 @@ class Linter:
         """Lint every tool list in ``paths`` (files or folders, read recursively). Never raises on bad input:
         what cannot be read is an ``input-unreadable`` finding."""
         lists, problems = read_tool_lists(paths)
+        listings = add_label_findings([self.lint_listing(tool_list) for tool_list in lists], lists)
         return LintReport(
-            listings=tuple(self.lint_listing(tool_list) for tool_list in lists),
+            listings=tuple(listings),
             input_errors=tuple(unreadable_input(problem) for problem in problems),
         )
 

@@ -17,7 +17,6 @@ is true.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,10 +30,13 @@ from monitor.lint._catalogue import ANNOTATIONS_SINCE, RULES_BY_ID, LintRule, Li
 from monitor.lint._findings import LintFinding, escape_pointer_token, fingerprint
 from monitor.lint._poisoning import ScannedText, find_hidden_characters, find_instructions
 from monitor.lint._words import DESTRUCTIVE_WORDS, NAME_CONNECTORS, NETWORK_WORDS, READ_WORDS, WRITE_WORDS, lead_words
-from monitor.models import ANNOTATION_MEMBERS, HINT_MEMBERS
-
-_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
+from monitor.models import (
+    ACTION_METADATA_KEY,
+    ANNOTATION_MEMBERS,
+    HINT_MEMBERS,
+    infer_protocol_version,
+    is_protocol_date,
+)
 
 # -- what the checks look at --------------------------------------------------------------------------------
 
@@ -214,7 +216,7 @@ class AnnotationUnknownMember(MemberValidator):
     def check(self, tool: LintedTool, member: AnnotationMember) -> Iterator[LintFinding]:
         """Yield a finding when ``member`` is not a ToolAnnotations member."""
         key = member.key
-        if key not in ANNOTATION_MEMBERS:
+        if key not in ANNOTATION_MEMBERS and key != ACTION_METADATA_KEY:
             yield self.finding(
                 tool,
                 member.pointer,
@@ -261,7 +263,11 @@ class HintNotBoolean(MemberValidator):
 
 
 def _is_before_annotations(version: str | None) -> bool:
-    return version is not None and _VERSION.match(version) is not None and version < ANNOTATIONS_SINCE
+    """True for a declared version without tool annotations (a date before every known version included)."""
+    if not is_protocol_date(version):
+        return False
+    entry = infer_protocol_version(version)
+    return entry is None or not entry.tool_annotations
 
 
 class AnnotationsUnsupportedProtocol(ToolValidator):
@@ -485,25 +491,6 @@ class DuplicateToolName(ToolValidator):
                 "Give each tool a unique name, or drop the duplicate definition.",
                 extra=tool.pointer,
             )
-
-
-VALIDATORS: tuple[type[Validator], ...] = (
-    ToolWithoutName,
-    AnnotationsNotObject,
-    AnnotationUnknownMember,
-    TitleNotString,
-    HintNotBoolean,
-    AnnotationsUnsupportedProtocol,
-    HintMissing,
-    HintIgnoredWhenReadOnly,
-    DestructiveNameNotDestructive,
-    ReadNameNotReadOnly,
-    NetworkNameClosedWorld,
-    HiddenUnicode,
-    InstructionInDescription,
-    DuplicateToolName,
-)
-"""Every validator, in the order their findings are reported for a tool."""
 
 
 # -- helpers ------------------------------------------------------------------------------------------------

@@ -59,6 +59,22 @@ from monitor.models._legs import (
 from monitor.models._names import CLAUDE_CODE_SERVER, split_mcp_name
 from monitor.models._notices import AlertRaised, CallDecided, LevelChanged
 from monitor.models._overrides import OverrideMatch, PinMismatch, SessionFacts, ToolContext
+from monitor.models._protocol import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LATEST_PROTOCOL_VERSION,
+    PROTOCOL_VERSION_META_KEY,
+    PROTOCOL_VERSIONS,
+    RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_INPUT_REQUIRED,
+    SERVER_INFO_META_KEY,
+    ProtocolVersion,
+    find_first_version,
+    find_protocol_version,
+    infer_protocol_version,
+    is_protocol_date,
+    is_sessionless_protocol,
+)
 from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
 from monitor.models._reports import (
     ARGUMENT_DEPTH_LIMIT,
@@ -73,6 +89,7 @@ from monitor.models._reports import (
 )
 from monitor.models._summary import AnalysisSummary
 from monitor.models._tools import (
+    ACTION_METADATA_KEY,
     ANNOTATION_MEMBERS,
     HINT_MEMBERS,
     Effect,
@@ -85,6 +102,7 @@ from monitor.models._tools import (
 )
 
 __all__ = [
+    "ACTION_METADATA_KEY",
     "ALERT_SEVERITY",
     "ALL_LEGS",
     "ANNOTATION_MEMBERS",
@@ -99,6 +117,8 @@ __all__ = [
     "AnalysisSummary",
     "AssistantMessage",
     "CLAUDE_CODE_SERVER",
+    "CLIENT_CAPABILITIES_META_KEY",
+    "CLIENT_INFO_META_KEY",
     "CallDecided",
     "CallOutcome",
     "CallReport",
@@ -118,6 +138,7 @@ __all__ = [
     "FlowRecord",
     "FragmentMatch",
     "HINT_MEMBERS",
+    "LATEST_PROTOCOL_VERSION",
     "LEG_ORDER",
     "LabelledDestination",
     "Leg",
@@ -127,15 +148,21 @@ __all__ = [
     "MAX_GRAPH_CALLS",
     "Origin",
     "OverrideMatch",
+    "PROTOCOL_VERSIONS",
+    "PROTOCOL_VERSION_META_KEY",
     "PathRole",
     "PathStep",
     "PinMismatch",
     "Posture",
+    "ProtocolVersion",
     "Provenance",
+    "RESULT_TYPE_COMPLETE",
+    "RESULT_TYPE_INPUT_REQUIRED",
     "Reason",
     "Record",
     "RecordError",
     "RecordStream",
+    "SERVER_INFO_META_KEY",
     "SessionEnd",
     "SessionFacts",
     "SessionReport",
@@ -153,9 +180,14 @@ __all__ = [
     "build_graph",
     "describe_flows",
     "export_node_link",
+    "find_first_version",
     "find_path_steps",
+    "find_protocol_version",
     "graph_to_node_link",
     "hash_definition",
+    "infer_protocol_version",
+    "is_protocol_date",
+    "is_sessionless_protocol",
     "name_graph_file",
     "parse_tool",
     "sort_legs",

@@ -17,6 +17,9 @@ class Action(RankedStrEnum):
 
     ALLOW = "allow"
     CONFIRM = "confirm"
+    REVIEW = "review"
+    """The tool has no reviewed record (``reviewed-only`` policy): hosts ask, as for ``confirm``. Stricter than
+    ``confirm``, since a reviewed record is missing whatever the call's arguments; less strict than ``deny``."""
     DENY = "deny"
 
 
@@ -66,6 +69,17 @@ class Reason(StrEnum):
     BASELINE_ASKS = "baseline-client-asks"
     BASELINE_BLOCKS = "baseline-client-blocks"
     MONITOR_ERROR = "monitor-error"
+    TOOL_UNREVIEWED = "tool-unreviewed"
+    """``reviewed-only`` policy: no reviewed rule covers the tool, whatever its annotations claim."""
+    APPROVAL_REQUIRED = "approval-required"
+    """``reviewed-only`` policy: the call writes, and no approval for it (tool and arguments) is on record."""
+    APPROVAL_USED = "approval-used"
+    """``reviewed-only`` policy: the call writes, and an approval on record for it was used."""
+    RECONCILE = "reconcile"
+    """``reviewed-only`` policy: the same write was requested before and its outcome is unknown (no result, or
+    an error), and the tool's reviewed rule declares no retry contract: state must be reconciled first."""
+    OUT_OF_SCOPE = "out-of-scope"
+    """``reviewed-only`` policy: the call's server, tool or a destination is outside the scope the user gave."""
 
 
 class EvidenceKind(StrEnum):
@@ -77,6 +91,10 @@ class EvidenceKind(StrEnum):
     """An argument value of a steered action, and the call whose untrusted content chose it."""
     UNEXAMINED = "unexamined"
     """Content of the session that a bound left unexamined, and the call that returned it."""
+    SCOPE = "scope"
+    """What lies outside the scope the user gave (a server, a tool, a destination)."""
+    RETRY = "retry"
+    """The earlier attempt of a repeated write whose outcome is unknown (named in the detail: not a data flow)."""
 
 
 class Evidence(BaseModel):

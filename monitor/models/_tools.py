@@ -19,6 +19,8 @@ ANNOTATION_MEMBERS: tuple[str, ...] = (
     "openWorldHint",
 )
 HINT_MEMBERS: tuple[str, ...] = ANNOTATION_MEMBERS[1:]
+ACTION_METADATA_KEY = "io.modelcontextprotocol/action-metadata"
+"""The member the action-metadata extension (SEP-2061) adds to a tool's annotations; kept raw on the definition."""
 
 
 class Severity(RankedStrEnum):
@@ -78,6 +80,9 @@ class ToolDefinition(BaseModel):
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=dict)
     annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
+    action_metadata: Any = Field(default=None, exclude=True)
+    """The raw ``io.modelcontextprotocol/action-metadata`` member of the annotations, if any: hostile input, read
+    only by the classifier's label reader."""
     definition_hash: str = Field(description="sha256 of the canonical JSON of the definition as served")
 
 
@@ -180,13 +185,16 @@ def parse_tool(raw: Any, pointer: str = "") -> tuple[ToolDefinition | None, list
         return None, findings
     description = raw.get("description")
     schema = raw.get("inputSchema")
-    annotations, ann_findings = _parse_annotations(raw.get("annotations"), f"{pointer}/annotations")
+    raw_annotations = raw.get("annotations")
+    annotations, ann_findings = _parse_annotations(raw_annotations, f"{pointer}/annotations")
     findings.extend(ann_findings)
+    action_metadata = raw_annotations.get(ACTION_METADATA_KEY) if isinstance(raw_annotations, dict) else None
     tool = ToolDefinition(
         name=raw["name"],
         description=description if isinstance(description, str) else "",
         input_schema=schema if isinstance(schema, dict) else {},
         annotations=annotations,
+        action_metadata=action_metadata,
         definition_hash=hash_definition(raw),
     )
     return tool, findings
@@ -201,6 +209,8 @@ def _parse_annotations(raw: Any, pointer: str) -> tuple[ToolAnnotations, list[Fi
     findings: list[Finding] = []
     kept: dict[str, Any] = {}
     for key, value in raw.items():
+        if key == ACTION_METADATA_KEY:
+            continue
         if key not in ANNOTATION_MEMBERS:
             findings.append(
                 _warning("annotation-unknown-member", f"{pointer}/{key}", f"unknown annotation member {key!r}; ignored")

@@ -165,6 +165,26 @@ REASON_WORDING: dict[Reason, ReasonWording] = {
         "The engine failed on this call and asks rather than let it go unjudged; the error is printed on "
         "standard error (--debug shows the traceback)."
     ),
+    Reason.TOOL_UNREVIEWED: ReasonWording(
+        "Under the reviewed-only policy, {tool} has no reviewed rule, so it goes to review whatever its annotations "
+        "claim; a reviewed rule covering it would let its reads through."
+    ),
+    Reason.APPROVAL_REQUIRED: ReasonWording(
+        "Under the reviewed-only policy, {tool} writes and no approval for this tool with these arguments is on "
+        "record; an approval the host records would let it run once."
+    ),
+    Reason.APPROVAL_USED: ReasonWording(
+        "Under the reviewed-only policy, {tool} writes, and an approval on record for this tool with these "
+        "arguments was used; the next such call needs a new one."
+    ),
+    Reason.RECONCILE: ReasonWording(
+        "The same {tool} call was made before and its outcome is unknown (no result, or an error): what the first "
+        "attempt did must be checked before it is repeated; a retry contract in the tool's reviewed rule allows it."
+    ),
+    Reason.OUT_OF_SCOPE: ReasonWording(
+        "Under the reviewed-only policy, the call reaches outside the scope the user gave (a server, tool or "
+        "destination not in it), so it is denied; widening the scope would change that."
+    ),
 }
 """One wording per :class:`~monitor.models.Reason` member."""
 

@@ -156,7 +156,8 @@ def _nodes(graph: Any, pos: dict[str, tuple[float, float]], highlighted: set[str
         if kind == "call":
             label = f"#{data.get('index', '')} {_call_label(graph, node)}"
             action = str(data.get("action", ""))
-            css = f"node call act-{action if action in ('allow', 'confirm', 'deny') else 'allow'}"
+            shown = "confirm" if action == "review" else action  # review is asked about, as confirm is
+            css = f"node call act-{shown if shown in ('allow', 'confirm', 'deny') else 'allow'}"
             css += " path" if node in highlighted else ""
             title = f"{node[5:]} · {action} · {data.get('level', '')}"
         elif kind == "leg":

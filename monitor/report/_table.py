@@ -104,7 +104,7 @@ class TableWriter:
                 Text(report.level.value, style=LEVEL_STYLE[report.level]),
                 Text(format_leg_letters(report.legs)),
                 Text(str(len(report.calls))),
-                Text(str(actions.count(Action.CONFIRM))),
+                Text(str(actions.count(Action.CONFIRM) + actions.count(Action.REVIEW))),
                 Text(str(actions.count(Action.DENY))),
                 Text(raised_by),
                 Text(source if self._wide else shorten_source(source)),
@@ -118,7 +118,8 @@ class TableWriter:
     def close(self, summary: AnalysisSummary) -> None:
         """Print the totals (of every session analysed, shown or not) and how many sessions were shown."""
         levels = ", ".join(f"{lv.value} {summary.by_level.get(lv.value, 0)}" for lv in Level)
-        actions = ", ".join(f"{a.value} {summary.by_action.get(a.value, 0)}" for a in Action)
+        shown = [a for a in Action if a is not Action.REVIEW or summary.by_action.get(a.value)]  # review: when used
+        actions = ", ".join(f"{a.value} {summary.by_action.get(a.value, 0)}" for a in shown)
         self._console.print(
             f"\n{summary.sessions} sessions ({levels}); {summary.calls} calls ({actions}); "
             f"{summary.errors} input errors"

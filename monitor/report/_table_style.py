@@ -21,7 +21,7 @@ SEVERITY_STYLE = {
     Severity.HIGH: "bold red",
     Severity.CRITICAL: "bold white on red",
 }
-ACTION_STYLE = {Action.ALLOW: "green", Action.CONFIRM: "yellow", Action.DENY: "bold red"}
+ACTION_STYLE = {Action.ALLOW: "green", Action.CONFIRM: "yellow", Action.REVIEW: "magenta", Action.DENY: "bold red"}
 HEADER_STYLE = "bold"
 TABLE_BOX = box.SIMPLE_HEAD
 

@@ -15,10 +15,11 @@ A session moves one way. What a host reports enters it in this order:
   of their own, and a URL on a site the user named is the attacker's when untrusted text built it and it carries
   private content. The call's own external leg enters the context at once. A reviewed rule whose pin could not
   be checked (the tool was never listed) raises ``pin-unchecked`` once per tool.
-- ``after_call``: the call's result. Result-level hints may add legs; the result is indexed (what it lists, its
-  free text, its private content). The call's private data and untrusted content enter the context now, and so
-  do those of every call requested before it (they ran, whether or not their results were recorded). Calls
-  requested together are not assumed to see each other's results.
+- ``after_call``: the call's result. Result labels add legs (a trusted server's may also lower them, see
+  docs/labels.md); the result is indexed (what it lists, its free text, its private content). The call's
+  private data and untrusted content enter the context now, and so do those of every call requested before it
+  (they ran, whether or not their results were recorded). Calls requested together are not assumed to see each
+  other's results.
 
 Levels only rise (clean, partial, armed, trifecta, exfiltration); nothing lowers them, not even an approval.
 Every alert keeps the call path and evidence behind it. Decisions are a pure function of the session state and
@@ -45,10 +46,10 @@ from typing import Any, TypeVar
 from monitor.classify import (
     Classifier,
     classify_effects,
-    classify_result_hints,
+    label_result,
     load_builtin_rules,
 )
-from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
+from monitor.decide import CallFacts, Policy, Scope, decide, decide_on_monitor_error
 from monitor.evidence import (
     ContentIndex,
     ReadBounds,
@@ -82,7 +83,6 @@ from monitor.models import (
     ToolsListed,
     UserMessage,
     parse_tool,
-    sort_legs,
 )
 from monitor.session._boundary import (
     convert_arguments,
@@ -109,6 +109,7 @@ from monitor.session._facts import (
     uploaded_files,
     verbatim_paths,
 )
+from monitor.session._reviewed import gather_reviewed_facts
 from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
 from monitor.types import AlertSink, OverrideSource
 
@@ -196,6 +197,18 @@ class SessionMonitor:
     def report_gap(self, session_id: str, message: str) -> None:
         """Record that part of the session was never seen (a ``monitoring-gap`` alert): its level may be low."""
         self._run("report_gap", session_id, lambda s: s.raise_alert(AlertKind.MONITORING_GAP, None, message), _nothing)
+
+    def approve(
+        self, session_id: str, server: str, tool: str, arguments: Mapping[str, Any] | None, reusable: bool = False
+    ) -> None:
+        """Record the user's approval of a write (``reviewed-only`` policy): the next call of ``tool`` on ``server``
+        with exactly these arguments is allowed by the approval rule, once (every time with ``reusable``)."""
+        args = convert_arguments(arguments)
+        self._run("approve", session_id, lambda s: s.approvals.add(server, tool, args, reusable), _nothing)
+
+    def set_scope(self, session_id: str, scope: Scope | None) -> None:
+        """Give the session the scope the user allowed (``reviewed-only`` policy; None: the policy's own)."""
+        self._run("set_scope", session_id, lambda s: setattr(s, "scope", scope), _nothing)
 
     def before_call(
         self,
@@ -353,7 +366,7 @@ class SessionMonitor:
         state.index.add_user_text(str(text))
         if self.policy.conversation_is_private:
             state.backed.add(Leg.PRIVATE_DATA)
-            self._enter_legs(state, {Leg.PRIVATE_DATA}, _CONVERSATION)
+            state.enter_legs({Leg.PRIVATE_DATA}, _CONVERSATION)
 
     def _fail(self, where: str) -> None:
         with self._registry:
@@ -407,22 +420,6 @@ class SessionMonitor:
             state.exposed = True
             state.raise_alert(AlertKind.EXPOSED, call_id, "the tools available in this session cover all three legs")
 
-    def _enter_legs(self, state: SessionState, legs: frozenset[Leg] | set[Leg], call_id: str) -> None:
-        """Put legs in the context (the first call to bring each is remembered), raise the level, and raise
-        ``armed`` the moment untrusted content and private data are both in."""
-        was_armed = level_of_legs(frozenset(state.legs)) is Level.ARMED
-        for leg in sort_legs(legs):
-            state.legs.setdefault(leg, call_id)
-        level = level_of_legs(frozenset(state.legs))
-        state.raise_level(level, call_id or None)
-        if level is Level.ARMED and not was_armed:
-            state.raise_alert(
-                AlertKind.ARMED,
-                call_id or None,
-                "untrusted content and private data have both entered the context",
-                path=state.path_to(call_id) if call_id else state.path_to(""),
-            )
-
     def _commit(self, state: SessionState, record: CallRecord) -> None:
         """A call's private data and untrusted content enter the context once it has run."""
         if record in state.uncommitted:
@@ -430,7 +427,7 @@ class SessionMonitor:
             legs = record.classification.legs - {Leg.EXTERNAL_COMMUNICATION}
             state.backed.update(backed_legs(record.classification) & legs)
             if legs:
-                self._enter_legs(state, legs, record.call_id)
+                state.enter_legs(legs, record.call_id)
 
     def _commit_older(self, state: SessionState, index: int | None = None) -> None:
         """Calls requested before ``index`` (all calls when None) have run, whether or not their results
@@ -511,6 +508,7 @@ class SessionMonitor:
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
             steered.update(source for source in unexamined_sources if source in state.steered)
         facts = CallFacts(
+            **gather_reviewed_facts(state, self.policy, self.rules, context, classified, unique_id),
             level_before=level_before,
             annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
@@ -567,15 +565,16 @@ class SessionMonitor:
         record = waiting.pop(0)
         if not waiting:
             del state.unanswered[call_id]
-        record.answered = True
+        record.answered, record.failed = True, is_error
         if record.arguments:
             state.index.add_place(record.call_id, record.arguments)
-        hints = classify_result_hints(result)
-        if hints:
-            record.classification = record.classification.with_added(hints)
+        trusted = self.classifier.trust_of_tool(state.tools, record.server, record.tool)
+        labelled = label_result(record.classification, result, trusted)
+        if labelled.classification is not record.classification:
+            record.classification = labelled.classification
             self._add_available(state, record.classification.legs, record.call_id)
         legs = record.classification.legs
-        if Leg.UNTRUSTED_CONTENT in legs and record.arguments:
+        if labelled.outsiders_read(legs) and record.arguments:
             state.index.add_untrusted_source(record.arguments, record.call_id)
         if result is not None:
             reading = Reading(result, self.read_bounds)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from monitor.decide import Scope
 from monitor.evidence import ContentIndex
 from monitor.models import (
     ALERT_SEVERITY,
@@ -32,6 +33,7 @@ from monitor.models import (
     find_path_steps,
     sort_legs,
 )
+from monitor.session._approvals import ApprovalStore
 
 Notice = CallDecided | AlertRaised | LevelChanged
 """What a session pushes to the monitor's sink."""
@@ -62,6 +64,8 @@ class CallRecord:
     rule_ids: tuple[str, ...]
     decision: Decision
     answered: bool = False
+    failed: bool = False
+    """The call's result was an error (``is_error``)."""
     # Set from the event when the call was observed as one (``SessionMonitor.observe``): then the report
     # carries its time, its source and its (bounded) arguments.
     observed: bool = False
@@ -120,6 +124,11 @@ class SessionState:
     pushed: tuple[Level, tuple[Leg, ...]] = (Level.CLEAN, ())
     # The session's data flow (the graph's ``flows_to`` edges), recorded as each call is decided.
     flows: FlowRecord = field(default_factory=FlowRecord)
+    # The reviewed-only policy: approvals on record, the scope the host gave, and the latest attempt of each
+    # write (server, tool, arguments hash) -> call id.
+    approvals: ApprovalStore = field(default_factory=ApprovalStore)
+    scope: Scope | None = None
+    attempts: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def add_call(self, record: CallRecord) -> None:
         """Append a decided call (its id is unique in the session)."""
@@ -161,6 +170,22 @@ class SessionState:
         if level.rank > self.level.rank:
             self.level = level
             self.raised_by = call_id
+
+    def enter_legs(self, legs: Iterable[Leg], call_id: str) -> None:
+        """Put legs in the context (the first call to bring each is remembered), raise the level, and raise
+        ``armed`` the moment untrusted content and private data are both in."""
+        was_armed = level_of_legs(self.legs) is Level.ARMED
+        for leg in sort_legs(legs):
+            self.legs.setdefault(leg, call_id)
+        level = level_of_legs(self.legs)
+        self.raise_level(level, call_id or None)
+        if level is Level.ARMED and not was_armed:
+            self.raise_alert(
+                AlertKind.ARMED,
+                call_id or None,
+                "untrusted content and private data have both entered the context",
+                path=self.path_to(call_id) if call_id else self.path_to(""),
+            )
 
     def take_notices(self) -> list[Notice]:
         """Return what to push since the last take (with a :class:`LevelChanged` first if level or legs moved)."""

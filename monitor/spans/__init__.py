@@ -24,6 +24,8 @@ from monitor.spans._assembly import (
     assemble_trace,
 )
 from monitor.spans._facts import (
+    PROTOCOL_SESSION_KEY,
+    SERVER_NAME_KEYS,
     SESSION_KEYS,
     UNKNOWN_SERVER,
     ParseCache,
@@ -35,6 +37,7 @@ from monitor.spans._facts import (
     extract_tool_lists,
     extract_user_texts,
     is_tool_span,
+    read_protocol_session_key,
     read_session_key,
 )
 from monitor.spans._json import (
@@ -81,13 +84,16 @@ from monitor.spans._semconv import (
     GEN_AI_TOOL_NAME,
     JSONRPC_REQUEST_ID,
     MCP_METHOD_NAME,
+    MCP_PROTOCOL_VERSION,
     MCP_REQUEST_ARGUMENT_PREFIX,
     MCP_REQUEST_ID,
     MCP_SERVER_NAME,
+    MCP_SESSION_ID,
     MCP_TOOL_NAME,
     MCP_TOOL_RESULT_CONTENT,
     MCP_TOOLS_CALL,
     SERVER_ADDRESS,
+    SERVER_PORT,
 )
 from monitor.spans._streaming import (
     DEFAULT_MAX_BUFFERED_BYTES,
@@ -139,9 +145,11 @@ __all__ = [
     "LLM_TOOLS",
     "MAX_JSON_DEPTH",
     "MCP_METHOD_NAME",
+    "MCP_PROTOCOL_VERSION",
     "MCP_REQUEST_ARGUMENT_PREFIX",
     "MCP_REQUEST_ID",
     "MCP_SERVER_NAME",
+    "MCP_SESSION_ID",
     "MCP_TOOLS_CALL",
     "MCP_TOOL_NAME",
     "MCP_TOOL_RESULT_CONTENT",
@@ -149,8 +157,11 @@ __all__ = [
     "OPENINFERENCE_SPAN_KIND",
     "OPENINFERENCE_TOOL",
     "OUTPUT_VALUE",
+    "PROTOCOL_SESSION_KEY",
     "ParseCache",
     "SERVER_ADDRESS",
+    "SERVER_NAME_KEYS",
+    "SERVER_PORT",
     "SESSION_ID",
     "SESSION_KEYS",
     "SpanAssembler",
@@ -185,5 +196,6 @@ __all__ = [
     "extract_user_texts",
     "flatten_json_text",
     "is_tool_span",
+    "read_protocol_session_key",
     "read_session_key",
 ]

@@ -7,10 +7,13 @@ session and be recognised as duplicates.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from monitor.errors import MonitorWarning
+from monitor.spans import _semconv as semconv
 from monitor.spans._facts import UNKNOWN_SERVER, SpanFacts, ToolFacts, ToolList
 
 
@@ -88,7 +91,9 @@ def assemble_trace(
     spans arriving late still inherit a session and are recognised as duplicates.
 
     **Session** of a span: the first of :data:`SESSION_KEYS` on the span, else on its nearest ancestor that
-    has one, else the resource attributes of the outermost ancestor reached, else the trace id.
+    has one, else the resource attributes of the outermost ancestor reached, else the first ``mcp.session.id``
+    of the trace (never one of a span whose ``mcp.protocol.version`` has no protocol sessions, such as
+    2026-07-28), else the trace id.
 
     **One call, several spans** (an agent's ``execute_tool`` span, an MCP client span and an MCP server span
     below it): a tool span is part of the same call as its nearest tool-span ancestor when both name the
@@ -101,7 +106,8 @@ def assemble_trace(
 
     **Server**, first found over the call's spans: an explicit attribute (``mcp.server.name``, or a
     Traceloop ``traceloop.workflow.name`` of the form ``<server>.mcp``), the ``mcp__<server>__<tool>``
-    prefix of a tool name, ``server.address``, else :data:`UNKNOWN_SERVER`.
+    prefix of a tool name, ``server.address``, else :data:`UNKNOWN_SERVER`, with a :class:`MonitorWarning`
+    (once per process) that names the attributes to set.
     """
     parent_of = _parent_lookup(spans, known)
     sessions = _resolve_sessions(trace_id, spans, known)
@@ -223,6 +229,9 @@ def _resolve_sessions(
     trace_id: str, spans: Mapping[str, SpanFacts], known: Callable[[str], SpanLink | None]
 ) -> dict[str, str]:
     resolved: dict[str, str] = {}
+    # The last resort before the trace id: the first MCP protocol session of the trace (never of a 2026-07-28
+    # peer), the same for every span of it whatever the order they are resolved in.
+    protocol_session = next((f.protocol_session_key for f in spans.values() if f.protocol_session_key), None)
     for start in spans:
         if start in resolved:
             continue
@@ -251,7 +260,7 @@ def _resolve_sessions(
                 break
             current = facts.parent_id
         if session is None:
-            session = (top.resource_session_key if top is not None else None) or trace_id
+            session = (top.resource_session_key if top is not None else None) or protocol_session or trace_id
         for span_id in chain:
             resolved[span_id] = session
     return resolved
@@ -282,7 +291,7 @@ def _merge(members: list[str], spans: Mapping[str, SpanFacts], sessions: Mapping
         next((t.explicit_server for t in tools if t.explicit_server), None)
         or next((t.prefix_server for t in tools if t.prefix_server), None)
         or next((t.address_server for t in tools if t.address_server), None)
-        or UNKNOWN_SERVER
+        or _warn_unknown_server()
     )
     call_id = (
         next((t.call_id for t in tools if t.call_id), None)
@@ -304,3 +313,17 @@ def _merge(members: list[str], spans: Mapping[str, SpanFacts], sessions: Mapping
         span_ids=tuple(members),
         source=spans[members[0]].source,
     )
+
+
+_UNKNOWN_SERVER_WARNING = (
+    f"a tool span names no server, so its calls are counted under server {UNKNOWN_SERVER!r} (rules and trusted "
+    f"servers cannot match them): set {semconv.MCP_SERVER_NAME!r} (or {semconv.SERVER_ADDRESS!r}, as the "
+    "OpenTelemetry MCP conventions do) on the execute_tool span, or name the tool 'mcp__<server>__<tool>'"
+)
+
+
+def _warn_unknown_server() -> str:
+    """Return :data:`UNKNOWN_SERVER` for a call whose spans name no server, warning once per process (the
+    warning's text is the same for every tool, so the warnings registry shows it once)."""
+    warnings.warn(_UNKNOWN_SERVER_WARNING, MonitorWarning, stacklevel=2)
+    return UNKNOWN_SERVER

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from monitor.models import split_mcp_name
+from monitor.models import is_sessionless_protocol, split_mcp_name
 from monitor.spans import _langfuse as langfuse
 from monitor.spans import _openinference as openinference
 from monitor.spans import _semconv as semconv
@@ -29,7 +29,18 @@ SESSION_KEYS = (
     langfuse.LANGFUSE_SESSION_ID,
     traceloop.TRACELOOP_SESSION_ID,
 )
-"""Attributes that name a session, in precedence order."""
+"""Attributes that name a session (the host's conversation), in precedence order."""
+
+PROTOCOL_SESSION_KEY = semconv.MCP_SESSION_ID
+"""The attribute of an MCP protocol session: the session key only when no span of the trace names a
+conversation (:data:`SESSION_KEYS`), and never for a peer of a protocol version without protocol sessions
+(``mcp.protocol.version`` 2026-07-28 or later)."""
+
+SERVER_NAME_KEYS = (semconv.MCP_SERVER_NAME, traceloop.TRACELOOP_WORKFLOW_NAME, semconv.SERVER_ADDRESS)
+"""The attributes that name a tool span's server, in precedence order: ``mcp.server.name`` (the early MCP
+draft, as Sentry writes it), a Traceloop ``traceloop.workflow.name`` of the form ``<server>.mcp``, then, after
+the ``mcp__<server>__<tool>`` form of the tool name, ``server.address`` (the OpenTelemetry MCP conventions;
+``server.port`` is not part of the name). The GenAI execute-tool span and OpenInference define none."""
 
 UNKNOWN_SERVER = "unknown"
 """The server of a tool call whose spans name none."""
@@ -74,6 +85,8 @@ class SpanFacts:
     end_ns: int | None
     session_key: str | None = None
     resource_session_key: str | None = None
+    protocol_session_key: str | None = None
+    """``mcp.session.id`` (:data:`PROTOCOL_SESSION_KEY`), read only as the trace's last resort."""
     tool: ToolFacts | None = None
     user_texts: tuple[str, ...] = ()
     tool_lists: tuple[ToolList, ...] = ()
@@ -129,6 +142,17 @@ def read_session_key(attributes: Mapping[str, Any]) -> str | None:
     return None
 
 
+def read_protocol_session_key(attributes: Mapping[str, Any]) -> str | None:
+    """Return the MCP protocol session (``mcp.session.id``) these attributes name; None when absent, empty, or
+    when ``mcp.protocol.version`` names a version without protocol sessions (2026-07-28 and later)."""
+    if is_sessionless_protocol(attributes.get(semconv.MCP_PROTOCOL_VERSION)):
+        return None
+    value = attributes.get(PROTOCOL_SESSION_KEY)
+    if value is None or value == "" or isinstance(value, _CONTAINERS):
+        return None
+    return str(value)
+
+
 def extract_span_facts(record: SpanRecord, cache: ParseCache | None = None) -> SpanFacts:
     """Return the :class:`SpanFacts` of one span: its session key, tool call, user messages and tool lists."""
     attrs = record.attributes
@@ -144,6 +168,7 @@ def extract_span_facts(record: SpanRecord, cache: ParseCache | None = None) -> S
         end_ns=record.end_time_ns,
         session_key=read_session_key(attrs),
         resource_session_key=read_session_key(record.resource_attributes) if record.resource_attributes else None,
+        protocol_session_key=read_protocol_session_key(attrs),
         tool=tool,
         user_texts=user_texts,
         tool_lists=extract_tool_lists(attrs, cache),

@@ -29,6 +29,10 @@ GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"  # GenAI spans: the conversati
 # -- MCP (docs/gen-ai/mcp.md): the client and the server span of one call carry the same request id -----
 
 MCP_METHOD_NAME = "mcp.method.name"  # required on MCP client and server spans
+MCP_PROTOCOL_VERSION = "mcp.protocol.version"  # recommended: the MCP protocol version of the call
+# recommended "when the MCP request or notification is part of a session": a *protocol* session
+# (Mcp-Session-Id), which MCP 2026-07-28 no longer has; read only as a fallback after the conversation keys
+MCP_SESSION_ID = "mcp.session.id"
 MCP_TOOLS_CALL = "tools/call"  # the mcp.method.name of a tool call
 JSONRPC_REQUEST_ID = "jsonrpc.request.id"  # the JSON-RPC id of the request; conditionally required
 
@@ -43,4 +47,5 @@ MCP_TOOL_RESULT_CONTENT = "mcp.tool.result.content"  # the tool's result content
 # -- general attributes (docs/registry/attributes/) ------------------------------------------------------
 
 ERROR_TYPE = "error.type"  # error.md: the class of error an operation ended with
-SERVER_ADDRESS = "server.address"  # server.md: the server's domain name or address
+SERVER_ADDRESS = "server.address"  # server.md: the server's domain name or address (MCP client spans)
+SERVER_PORT = "server.port"  # server.md: the server's port, with server.address (not part of the server name)

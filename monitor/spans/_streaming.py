@@ -137,9 +137,10 @@ class SpanAssembler:
         trace.size += facts.size
         self._buffered += 1
         self._buffered_bytes += facts.size
-        if facts.session_key is not None and facts.session_key not in trace.own_sessions:
-            trace.own_sessions.add(facts.session_key)
-            self._pending_sessions[facts.session_key] = self._pending_sessions.get(facts.session_key, 0) + 1
+        for key in (facts.session_key, facts.protocol_session_key):  # a protocol session may be the trace's key
+            if key is not None and key not in trace.own_sessions:
+                trace.own_sessions.add(key)
+                self._pending_sessions[key] = self._pending_sessions.get(key, 0) + 1
         if facts.parent_id is None and not trace.complete:
             trace.complete = True
             self._complete.append(trace_id)

@@ -44,6 +44,9 @@ def test_annotation_unknown_member(tmp_path: Path) -> None:
     assert findings[1].pointer == "/tools/0/annotations/a~1b~0c"  # RFC 6901 escaping
     assert "dangerous" in findings[0].message and "Remove" in findings[0].hint
     assert lint_tools(tmp_path, tool(annotations={**CLEAN_READ, "title": "T"})) == []
+    # The action-metadata extension (SEP-2061) names its member in the annotations: it is not unknown.
+    extension = {"io.modelcontextprotocol/action-metadata": {"returnMetadata": {"source": "first-party"}}}
+    assert lint_tools(tmp_path, tool(annotations={**CLEAN_READ, **extension})) == []
 
 
 def test_resource_annotation_fields_on_a_tool_are_named_as_such(tmp_path: Path) -> None:

@@ -1,0 +1,49 @@
+"""A stdio relay that records MCP traffic: ``tee_stdio.py LOG -- COMMAND...``.
+
+Starts COMMAND, copies every line from our stdin to its stdin and from its stdout to our stdout, and appends
+each line to LOG as a wrapper line ``{"direction": "client->server" | "server->client", "message": ...}``,
+the format :func:`monitor.ingest.read_mcp` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+
+
+def relay(source: IO[bytes], sink: IO[bytes], direction: str, log: IO[str], lock: threading.Lock) -> None:
+    """Copy lines from ``source`` to ``sink``, recording each one."""
+    for line in iter(source.readline, b""):
+        sink.write(line)
+        sink.flush()
+        try:
+            message: Any = json.loads(line)
+        except ValueError:
+            continue
+        with lock:
+            log.write(json.dumps({"direction": direction, "message": message}) + "\n")
+            log.flush()
+    sink.close()
+
+
+def main() -> int:
+    """Run the relay until the server exits."""
+    log_path, command = sys.argv[1], sys.argv[sys.argv.index("--") + 1 :]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    lock = threading.Lock()
+    with open(log_path, "a", encoding="utf-8") as log:
+        up = threading.Thread(target=relay, args=(sys.stdin.buffer, child.stdin, "client->server", log, lock))
+        down = threading.Thread(target=relay, args=(child.stdout, sys.stdout.buffer, "server->client", log, lock))
+        up.start()
+        down.start()
+        down.join()
+        code = child.wait()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
