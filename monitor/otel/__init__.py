@@ -4,6 +4,15 @@ Platform teams that already trace their agents add the monitor with one line::
 
     provider.add_span_processor(TrifectaSpanProcessor(logger_provider=logger_provider))
 
+**Configured the OpenTelemetry way.** :func:`read_processor_options` reads every option from ``TRIFECTA_*``
+environment variables (:data:`ENVIRONMENT_VARIABLES`), and :func:`install_processor` adds a processor so
+configured to the global tracer provider, never raising (a bad value is logged and nothing is installed). Under
+``opentelemetry-instrument``, ``TRIFECTA_ENABLED=true`` (the post-instrumentation hook
+:func:`install_after_instrumentation`) or ``OTEL_PYTHON_CONFIGURATOR=trifecta`` (:class:`TrifectaConfigurator`)
+installs it with no code; with no ``logger_provider``, alerts go to the global logger provider.
+``guardrail_attributes`` also records each decision with the guardrail attribute names proposed for the GenAI
+semantic conventions (:data:`GUARDRAIL_PROPOSAL`; in development).
+
 **What it reads.** Spans are decoded by the same code as the offline OTLP reader
 (:mod:`monitor.spans`: :func:`~monitor.spans.extract_span_facts` and
 :func:`~monitor.spans.assemble_trace`), so the three attribute flavours (GenAI/MCP semantic
@@ -42,32 +51,119 @@ emitted on the processor's own threads (by a log record processor, an ``on_alert
 are not processed again.
 """
 
-from monitor.otel._config import LevelStamps, WorkerKind
-from monitor.otel._names import (
-    ALERT_EVENT_NAME,
-    ATTR_ACTION,
-    ATTR_ALERT_KIND,
-    ATTR_ALERT_PATH,
-    ATTR_ALERT_SEVERITY,
-    ATTR_CALL_ID,
-    ATTR_ERROR_KIND,
-    ATTR_EVIDENCE,
-    ATTR_LEGS,
-    ATTR_LEVEL,
-    ATTR_SERVER,
-    ATTR_SESSION_ID,
-    ATTR_TOOL,
-    BAGGAGE_SESSION_KEYS,
-    METRIC_ALERTS,
-    METRIC_DECISIONS,
-    METRIC_DROPPED,
-    METRIC_INTERNAL_ERRORS,
-    TrifectaAlert,
-    format_legs,
-    read_legs,
-    summarize_evidence,
-)
-from monitor.otel._processor import TrifectaSpanProcessor
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from monitor.otel._auto import TrifectaConfigurator, install_after_instrumentation
+    from monitor.otel._config import LevelStamps, WorkerKind
+    from monitor.otel._env import ENVIRONMENT_VARIABLES, EnvironmentVariable, install_processor, read_processor_options
+    from monitor.otel._guardrail import (
+        ATTR_GUARDRAIL_ACTION_TYPE,
+        ATTR_GUARDRAIL_COMPONENT_NAME,
+        ATTR_GUARDRAIL_POLICY_ID,
+        ATTR_GUARDRAIL_POLICY_RULE_ID,
+        ATTR_GUARDRAIL_TARGET_ID,
+        ATTR_GUARDRAIL_TARGET_SUBTYPE,
+        ATTR_GUARDRAIL_TARGET_TYPE,
+        ATTR_GUARDRAIL_VERDICT_CODE,
+        ATTR_GUARDRAIL_VERDICT_REASON,
+        ATTR_GUARDRAIL_VERDICT_TYPE,
+        GUARDRAIL_PROPOSAL,
+        make_guardrail_attributes,
+        make_policy_id,
+    )
+    from monitor.otel._names import (
+        ALERT_EVENT_NAME,
+        ATTR_ACTION,
+        ATTR_ALERT_KIND,
+        ATTR_ALERT_PATH,
+        ATTR_ALERT_SEVERITY,
+        ATTR_CALL_ID,
+        ATTR_ERROR_KIND,
+        ATTR_EVIDENCE,
+        ATTR_LEGS,
+        ATTR_LEVEL,
+        ATTR_SERVER,
+        ATTR_SESSION_ID,
+        ATTR_TOOL,
+        BAGGAGE_SESSION_KEYS,
+        DECISION_EVENT_NAME,
+        METRIC_ALERTS,
+        METRIC_DECISIONS,
+        METRIC_DROPPED,
+        METRIC_INTERNAL_ERRORS,
+        TrifectaAlert,
+        format_legs,
+        read_legs,
+        summarize_evidence,
+    )
+    from monitor.otel._processor import TrifectaSpanProcessor
+
+# The names below are imported when first used (PEP 562): the auto-instrumentation hooks (``_auto``), which run in
+# every program ``opentelemetry-instrument`` starts, import the span processor only when it is switched on.
+_HOMES = {
+    "ALERT_EVENT_NAME": "monitor.otel._names",
+    "ATTR_ACTION": "monitor.otel._names",
+    "ATTR_ALERT_KIND": "monitor.otel._names",
+    "ATTR_ALERT_PATH": "monitor.otel._names",
+    "ATTR_ALERT_SEVERITY": "monitor.otel._names",
+    "ATTR_CALL_ID": "monitor.otel._names",
+    "ATTR_ERROR_KIND": "monitor.otel._names",
+    "ATTR_EVIDENCE": "monitor.otel._names",
+    "ATTR_GUARDRAIL_ACTION_TYPE": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_COMPONENT_NAME": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_POLICY_ID": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_POLICY_RULE_ID": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_TARGET_ID": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_TARGET_SUBTYPE": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_TARGET_TYPE": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_VERDICT_CODE": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_VERDICT_REASON": "monitor.otel._guardrail",
+    "ATTR_GUARDRAIL_VERDICT_TYPE": "monitor.otel._guardrail",
+    "ATTR_LEGS": "monitor.otel._names",
+    "ATTR_LEVEL": "monitor.otel._names",
+    "ATTR_SERVER": "monitor.otel._names",
+    "ATTR_SESSION_ID": "monitor.otel._names",
+    "ATTR_TOOL": "monitor.otel._names",
+    "BAGGAGE_SESSION_KEYS": "monitor.otel._names",
+    "DECISION_EVENT_NAME": "monitor.otel._names",
+    "ENVIRONMENT_VARIABLES": "monitor.otel._env",
+    "EnvironmentVariable": "monitor.otel._env",
+    "GUARDRAIL_PROPOSAL": "monitor.otel._guardrail",
+    "LevelStamps": "monitor.otel._config",
+    "METRIC_ALERTS": "monitor.otel._names",
+    "METRIC_DECISIONS": "monitor.otel._names",
+    "METRIC_DROPPED": "monitor.otel._names",
+    "METRIC_INTERNAL_ERRORS": "monitor.otel._names",
+    "TrifectaAlert": "monitor.otel._names",
+    "TrifectaConfigurator": "monitor.otel._auto",
+    "TrifectaSpanProcessor": "monitor.otel._processor",
+    "WorkerKind": "monitor.otel._config",
+    "format_legs": "monitor.otel._names",
+    "install_after_instrumentation": "monitor.otel._auto",
+    "install_processor": "monitor.otel._env",
+    "make_guardrail_attributes": "monitor.otel._guardrail",
+    "make_policy_id": "monitor.otel._guardrail",
+    "read_legs": "monitor.otel._names",
+    "read_processor_options": "monitor.otel._env",
+    "summarize_evidence": "monitor.otel._names",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'monitor.otel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "ALERT_EVENT_NAME",
@@ -78,21 +174,41 @@ __all__ = [
     "ATTR_CALL_ID",
     "ATTR_ERROR_KIND",
     "ATTR_EVIDENCE",
+    "ATTR_GUARDRAIL_ACTION_TYPE",
+    "ATTR_GUARDRAIL_COMPONENT_NAME",
+    "ATTR_GUARDRAIL_POLICY_ID",
+    "ATTR_GUARDRAIL_POLICY_RULE_ID",
+    "ATTR_GUARDRAIL_TARGET_ID",
+    "ATTR_GUARDRAIL_TARGET_SUBTYPE",
+    "ATTR_GUARDRAIL_TARGET_TYPE",
+    "ATTR_GUARDRAIL_VERDICT_CODE",
+    "ATTR_GUARDRAIL_VERDICT_REASON",
+    "ATTR_GUARDRAIL_VERDICT_TYPE",
     "ATTR_LEGS",
     "ATTR_LEVEL",
     "ATTR_SERVER",
     "ATTR_SESSION_ID",
     "ATTR_TOOL",
     "BAGGAGE_SESSION_KEYS",
+    "DECISION_EVENT_NAME",
+    "ENVIRONMENT_VARIABLES",
+    "EnvironmentVariable",
+    "GUARDRAIL_PROPOSAL",
     "LevelStamps",
     "METRIC_ALERTS",
     "METRIC_DECISIONS",
     "METRIC_DROPPED",
     "METRIC_INTERNAL_ERRORS",
     "TrifectaAlert",
+    "TrifectaConfigurator",
     "TrifectaSpanProcessor",
     "WorkerKind",
     "format_legs",
+    "install_after_instrumentation",
+    "install_processor",
+    "make_guardrail_attributes",
+    "make_policy_id",
     "read_legs",
+    "read_processor_options",
     "summarize_evidence",
 ]

@@ -48,7 +48,9 @@ class ProcessorConfig:
     it, the least recently active sessions are ended, as beyond ``max_sessions``); ``check_timeout`` is how
     long ``check_tool_call`` waits (seconds). ``level_stamps`` says which spans get the level and legs;
     ``engine_niceness`` lowers the engine process's priority. ``posture``, ``policy`` and ``rules``
-    configure the :class:`SessionMonitor` the engine feeds.
+    configure the :class:`SessionMonitor` the engine feeds; the annotations of tools listed by a server named in
+    ``trusted_servers`` are trusted (their hints may lower risk). ``guardrail_attributes`` also writes each
+    decision with the proposed guardrail attribute names (:mod:`monitor.otel._guardrail`).
 
     Raises ``ValueError`` when a bound, time-to-live or the timeout is not positive, or ``engine_niceness`` is
     not from 0 to 19.
@@ -66,6 +68,8 @@ class ProcessorConfig:
     posture: Posture = Posture.BALANCED
     policy: Policy | None = None
     rules: OverrideSource | None = None
+    trusted_servers: frozenset[str] = frozenset()
+    guardrail_attributes: bool = False
 
     def __post_init__(self) -> None:
         if min(self.max_spans, self.max_sessions, self.max_queue_bytes, self.max_engine_bytes) < 1 or (
@@ -77,6 +81,7 @@ class ProcessorConfig:
         # Given as text, the enumerations are held as members from here on.
         object.__setattr__(self, "level_stamps", LevelStamps(self.level_stamps))
         object.__setattr__(self, "posture", Posture(self.posture))
+        object.__setattr__(self, "trusted_servers", frozenset(self.trusted_servers))
 
     def make_monitor(self) -> SessionMonitor:
         """A new :class:`SessionMonitor` with this configuration's posture, policy and rules."""

@@ -23,7 +23,8 @@ import orjson
 from monitor.models import AlertRaised, CallDecided, Level, LevelChanged, SessionReport
 from monitor.otel import _records as rec
 from monitor.otel._config import ProcessorConfig
-from monitor.otel._names import format_legs, make_alert_attributes
+from monitor.otel._guardrail import make_guardrail_attributes, make_policy_id
+from monitor.otel._names import format_legs, make_alert_attributes, make_decision_attributes
 from monitor.session import SessionMonitor
 from monitor.spans import (
     MergedCall,
@@ -119,6 +120,9 @@ class SpanEngine:
         self._decided: Counter[str] = Counter()
         self._orphans: list[tuple[str, list[tuple[str, SpanFacts]]]] = []
         self._session_cap = config.max_sessions
+        # With guardrail attributes: the decisions made since the last look, written once their span is known.
+        self._policy_id = make_policy_id(config.posture.value, config.policy) if config.guardrail_attributes else None
+        self._fresh_decisions: list[CallDecided] = []
 
     # -- entry point --------------------------------------------------------------------------------
 
@@ -336,7 +340,7 @@ class SpanEngine:
                 tools_key = (server, hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str)))
                 if tools_key not in live.tool_lists:
                     _remember(live.tool_lists, tools_key)
-                    monitor.register_tools(session_id, server, list(tools))
+                    monitor.register_tools(session_id, server, list(tools), server in self._config.trusted_servers)
 
     def _pop_predecided(self, live: _Session, call: MergedCall) -> str | None:
         """The call id ``check_tool_call`` already decided this call under, if it did (and forget it)."""
@@ -353,13 +357,23 @@ class SpanEngine:
         if stamp != live.stamp:
             live.stamp = stamp
             self._send([rec.OUT_STAMP, session_id, stamp[0], stamp[1]])
-        if not self._fresh:
+        if not self._fresh and not self._fresh_decisions:
             return
         fresh, self._fresh = self._fresh, []
         trace_hi, trace_lo = _split_trace(trigger.trace_id)
         span_id = int(trigger.span_hex, 16) if trigger.span_hex else 0
+        policy_id = self._policy_id
+        if policy_id is not None:
+            decisions, self._fresh_decisions = self._fresh_decisions, []
+            for decided in decisions:
+                attributes = make_decision_attributes(decided)
+                attributes.update(make_guardrail_attributes(decided.decision, policy_id))
+                message = f"{decided.decision.action.value} {decided.server}/{decided.tool}"
+                self._send([rec.OUT_GUARDRAIL, trace_hi, trace_lo, span_id, attributes, message])
         for notice in fresh:
             attributes = make_alert_attributes(notice, *stamp)
+            if policy_id is not None and notice.decision is not None:
+                attributes.update(make_guardrail_attributes(notice.decision, policy_id))
             self._send([rec.OUT_ALERT, trace_hi, trace_lo, span_id, attributes, notice.alert.message, notice])
 
     # -- the monitor's sink -------------------------------------------------------------------------
@@ -367,6 +381,8 @@ class SpanEngine:
     def on_decision(self, notice: CallDecided) -> None:
         """Count the decision (sent in one message per batch)."""
         self._decided[notice.decision.action.value] += 1
+        if self._policy_id is not None:
+            self._fresh_decisions.append(notice)
         if self._next_sink is not None:
             self._tell_next(self._next_sink.on_decision, notice)
 

@@ -27,6 +27,7 @@ from monitor.otel._names import (
     ATTR_ERROR_KIND,
     ATTR_LEGS,
     ATTR_LEVEL,
+    DECISION_EVENT_NAME,
     METRIC_ALERTS,
     METRIC_DECISIONS,
     METRIC_DROPPED,
@@ -110,6 +111,33 @@ class LogRecordAlertExporter:
             body=alert.message,
             attributes=alert.attributes,
             event_name=ALERT_EVENT_NAME,
+        )
+
+
+class DecisionLogExporter:
+    """One log record per decided call (event name ``trifecta.decision``), with the guardrail attributes, in
+    the context of the span whose end decided it: severity INFO for ``allow``, WARN for a verdict that asks the
+    user, ERROR for ``deny``."""
+
+    failure_kind: ClassVar[str] = "emit_log"
+
+    def __init__(self, logger_provider: LoggerProvider) -> None:
+        self._logger = logger_provider.get_logger(_SCOPE)
+
+    def export_decision(self, message: list[Any]) -> None:
+        """Emit the log record of the engine's :data:`~monitor.otel._records.OUT_GUARDRAIL` message."""
+        _, trace_hi, trace_lo, span_id, attributes, body = message
+        context = SpanContext((trace_hi << 64) | trace_lo, span_id, is_remote=False, trace_flags=_SAMPLED)
+        action = attributes.get(ATTR_ACTION)
+        number = {"allow": SeverityNumber.INFO, "deny": SeverityNumber.ERROR}.get(action, SeverityNumber.WARN)
+        self._logger.emit(
+            timestamp=time.time_ns(),
+            context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
+            severity_number=number,
+            severity_text=number.name,
+            body=body,
+            attributes=attributes,
+            event_name=DECISION_EVENT_NAME,
         )
 
 

@@ -1,11 +1,13 @@
 """Session links on the application side: which session each span belongs to, and what to stamp on it.
 
 A span's session is the first of the session keys on the span itself, else on its nearest ancestor that
-named one, else in the baggage, else its nearest linked ancestor's, else the resource's or the trace id (as
-the offline reader has it). Each span of agent work gets a link when it starts, kept in two generations:
-the links used lately and the ones before; the older generation is forgotten when the newer one holds half of
-``max_spans`` links, or ``span_ttl / 2`` seconds after the last rotation. The level and legs the engine last
-reported for each session are kept here too, to be stamped on the session's new spans.
+named one, else in the baggage, else its nearest linked ancestor's, else the resource's, else its own MCP
+protocol session (``mcp.session.id``, unless ``mcp.protocol.version`` has none), else the trace id (as the
+offline reader has it, which also takes the protocol session of another span of the trace). Each span of
+agent work gets a link when it starts, kept in two generations: the links used lately and the ones before;
+the older generation is forgotten when the newer one holds half of ``max_spans`` links, or ``span_ttl / 2``
+seconds after the last rotation. The level and legs the engine last reported for each session are kept here
+too, to be stamped on the session's new spans.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from monitor.spans import (
     SESSION_KEYS,
     TRACELOOP_SPAN_KIND,
     is_tool_span,
+    read_protocol_session_key,
     read_session_key,
 )
 
@@ -279,7 +282,7 @@ class SessionLinks:
         if parent_link is not None:
             return parent_link[0], False, is_tool, is_chat
         if relevant:  # a tool, chat or agent span: its trace is its session
-            return _resolve_fallback_session(span), False, is_tool, is_chat
+            return _resolve_fallback_session(span, attributes), False, is_tool, is_chat
         return None
 
     def _resolve_unlinked(self, span: ReadableSpan, attributes: Mapping[str, Any]) -> tuple[str, int]:
@@ -294,7 +297,7 @@ class SessionLinks:
         session = read_session_key(attributes)
         if session is not None:
             return session, up
-        return (parent_link[0] if parent_link is not None else _resolve_fallback_session(span)), up
+        return (parent_link[0] if parent_link is not None else _resolve_fallback_session(span, attributes)), up
 
 
 def _read_baggage_session(context: Context | None) -> str | None:
@@ -308,11 +311,15 @@ def _read_baggage_session(context: Context | None) -> str | None:
     return None
 
 
-def _resolve_fallback_session(span: ReadableSpan | trace_api.Span) -> str:
-    """As the OTLP reader: the resource's session key, else the trace id."""
+def _resolve_fallback_session(span: ReadableSpan | trace_api.Span, attributes: Mapping[str, Any] | None = None) -> str:
+    """As the OTLP reader: the resource's session key, else the span's MCP protocol session, else the trace id."""
     resource = getattr(span, "resource", None)
     if resource is not None:
         session = read_session_key(resource.attributes)
+        if session is not None:
+            return session
+    if attributes is not None and MCP_METHOD_NAME in attributes:
+        session = read_protocol_session_key(attributes)
         if session is not None:
             return session
     context = span.get_span_context()

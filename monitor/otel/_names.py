@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.models import LEG_ORDER, Alert, AlertRaised, Decision, Leg, Level
+from monitor.models import LEG_ORDER, Alert, AlertRaised, CallDecided, Decision, Leg, Level
 from monitor.spans import SESSION_KEYS
 
 _EVIDENCE_SUMMARY = 1024  # characters
@@ -44,6 +44,8 @@ ATTR_ERROR_KIND = "trifecta.error.kind"
 
 ALERT_EVENT_NAME = "trifecta.alert"
 """The event name of the log record emitted for each alert."""
+DECISION_EVENT_NAME = "trifecta.decision"
+"""The event name of the log record emitted for each decided call (only with ``guardrail_attributes``)."""
 
 METRIC_ALERTS = "trifecta.alerts"
 """Counter: alerts raised, by kind and severity."""
@@ -121,3 +123,17 @@ def make_alert_attributes(notice: AlertRaised, level: str, legs: str) -> dict[st
     if decision is not None:
         attributes[ATTR_ACTION] = decision.action.value
     return attributes
+
+
+def make_decision_attributes(notice: CallDecided) -> dict[str, Any]:
+    """The ``trifecta.*`` attributes of a decided call's log record: its session, call, tool, server, action
+    and the level the decision gives the call."""
+    decision = notice.decision
+    return {
+        ATTR_SESSION_ID: notice.session_id,
+        ATTR_CALL_ID: decision.call_id,
+        ATTR_TOOL: notice.tool,
+        ATTR_SERVER: notice.server,
+        ATTR_ACTION: decision.action.value,
+        ATTR_LEVEL: decision.level.value,
+    }

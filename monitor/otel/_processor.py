@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from threading import get_ident
 from typing import Any
 
 from opentelemetry import trace as trace_api
-from opentelemetry._logs import LoggerProvider
+from opentelemetry._logs import LoggerProvider, get_logger_provider
 from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.context import Context
 from opentelemetry.metrics import MeterProvider
@@ -32,7 +32,13 @@ from monitor.models import Decision, Posture, SessionReport
 from monitor.otel import _records as rec
 from monitor.otel._config import LevelStamps, ProcessorConfig, WorkerKind, pack_config
 from monitor.otel._delivery import Delivery
-from monitor.otel._exporters import AlertExporter, CallbackAlertExporter, LogRecordAlertExporter, MetricsExporter
+from monitor.otel._exporters import (
+    AlertExporter,
+    CallbackAlertExporter,
+    DecisionLogExporter,
+    LogRecordAlertExporter,
+    MetricsExporter,
+)
 from monitor.otel._failures import Failures
 from monitor.otel._links import SessionLinks
 from monitor.otel._names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID, TrifectaAlert
@@ -54,8 +60,10 @@ class TrifectaSpanProcessor(SpanProcessor):
     only choice, when a ``monitor`` object is given). ``rules``, ``posture`` and ``policy`` configure a new
     :class:`SessionMonitor`.
 
-    ``on_alert`` is called with a :class:`TrifectaAlert` for each alert; ``logger_provider`` receives one log
-    record per alert (event name ``trifecta.alert``); ``meter_provider`` gets the counters. Both are called
+    ``on_alert`` is called with a :class:`TrifectaAlert` for each alert; ``logger_provider`` (by default the
+    global one, ``opentelemetry._logs.get_logger_provider()``, so that an SDK configured later, or by
+    ``opentelemetry-instrument``, gets them) receives one log record per alert (event name ``trifecta.alert``);
+    ``meter_provider`` gets the counters. Both are called
     on the processor's own thread, never on the application's. ``max_spans``/``span_ttl`` bound the span
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
@@ -67,8 +75,12 @@ class TrifectaSpanProcessor(SpanProcessor):
     ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
     default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
     scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,
-    its exporters included, run before the engine, which catches up when the processors are free. All of
-    them are validated once into :attr:`config`.
+    its exporters included, run before the engine, which catches up when the processors are free.
+    ``trusted_servers`` names the servers whose tool annotations are trusted (their hints may lower risk).
+    ``guardrail_attributes`` also writes each decision with the guardrail attribute names being proposed for
+    OpenTelemetry (one ``trifecta.decision`` log record per decided call, and the same attributes on the
+    alerts' records): off by default, as the names may still change. All of them are validated once into
+    :attr:`config`. :func:`~monitor.otel.read_processor_options` reads them from ``TRIFECTA_*`` variables.
 
     Raises ValueError for a monitor given with options for a new one, a monitor with ``worker="process"``, an
     unknown worker or ``level_stamps``, a bound, time-to-live or timeout that is not positive, a niceness out
@@ -95,6 +107,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         check_timeout: float = 5.0,
         level_stamps: LevelStamps | str = LevelStamps.TOOLS,
         engine_niceness: int = 10,
+        trusted_servers: Iterable[str] = (),
+        guardrail_attributes: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if monitor is not None and (rules is not None or posture is not None or policy is not None):
@@ -112,6 +126,8 @@ class TrifectaSpanProcessor(SpanProcessor):
             posture=Posture(posture or Posture.BALANCED),
             policy=policy,
             rules=rules,
+            trusted_servers=frozenset(trusted_servers),
+            guardrail_attributes=guardrail_attributes,
         )
         """The bounds and options, validated (shared by every part of the processor and by its engine)."""
         kind = WorkerKind(worker) if worker is not None else None
@@ -127,12 +143,16 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._metrics = MetricsExporter(meter_provider) if meter_provider is not None else None
         self._failures = Failures(self._metrics.count_errors if self._metrics is not None else None)
         self._callback = CallbackAlertExporter(on_alert)
-        exporters: list[AlertExporter] = [LogRecordAlertExporter(logger_provider)] if logger_provider else []
+        logs = logger_provider if logger_provider is not None else get_logger_provider()
+        exporters: list[AlertExporter] = [LogRecordAlertExporter(logs)]
+        decisions = DecisionLogExporter(logs) if guardrail_attributes else None
         exporters += [self._metrics] if self._metrics is not None else []
         self._links = SessionLinks(self.config, clock)
         self._delivery = Delivery(self.config, clock, self._failures, self._metrics, monitor, kind)
         self._requests = Requests(self.config, clock, self._delivery)
-        receiver = Receiver(self._links, self._requests, [*exporters, self._callback], self._metrics, self._failures)
+        receiver = Receiver(
+            self._links, self._requests, [*exporters, self._callback], self._metrics, self._failures, decisions
+        )
         self._delivery.start(receiver)
         self._own_threads = self._delivery.own_threads
         self._closed = False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.otel import _records as rec
-from monitor.otel._exporters import AlertExporter, ExportedAlert, MetricsExporter
+from monitor.otel._exporters import AlertExporter, DecisionLogExporter, ExportedAlert, MetricsExporter
 from monitor.otel._failures import Failures
 from monitor.otel._links import SessionLinks
 from monitor.otel._requests import Requests
@@ -27,7 +27,8 @@ logger = logging.getLogger("monitor.otel")
 class Receiver:
     """Hands each message of the engine to the part it is for: the delivery's listener. Never raises.
 
-    Each alert goes to every one of ``exporters``, in order.
+    Each alert goes to every one of ``exporters``, in order; each decided call's guardrail record to
+    ``decisions``, when given.
     """
 
     links: SessionLinks
@@ -35,6 +36,7 @@ class Receiver:
     exporters: Sequence[AlertExporter]
     metrics: MetricsExporter | None
     failures: Failures
+    decisions: DecisionLogExporter | None = None
 
     def on_output(self, message: list[Any]) -> None:
         """Handle one message of the engine (a failure is counted as ``output``). Nothing escapes, not even
@@ -45,6 +47,9 @@ class Receiver:
                 self.links.set_stamp(message[1], message[2], message[3])
             elif kind == rec.OUT_ALERT:
                 self._export(ExportedAlert(message))
+            elif kind == rec.OUT_GUARDRAIL:
+                if self.decisions is not None:
+                    self._export_decision(self.decisions, message)
             elif kind == rec.OUT_DECISIONS:
                 if self.metrics is not None:
                     self.metrics.count_decisions(message[1])
@@ -72,6 +77,13 @@ class Receiver:
         returned (each gets a ``monitoring-gap`` alert from the next engine)."""
         self.requests.fail_pending()
         return self.links.forget_stamps()
+
+    def _export_decision(self, exporter: DecisionLogExporter, message: list[Any]) -> None:
+        """A decided call's log record, guarded as an alert's is (counted as ``emit_log``)."""
+        try:
+            exporter.export_decision(message)
+        except BaseException:
+            self.failures.fail(exporter.failure_kind)
 
     def _export(self, alert: ExportedAlert) -> None:
         """One log record, one counter increment and one callback per alert; each guarded on its own, against

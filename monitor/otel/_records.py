@@ -82,6 +82,9 @@ OUT_ALERT = "a"
 """``[a, trace_hi, trace_lo, span, log attributes, message, notice]``: the log record is prepared by the
 engine, so that emitting it costs the application's process little; the notice (an
 :class:`~monitor.models.AlertRaised`) is read only for ``on_alert``."""
+OUT_GUARDRAIL = "g"
+"""``[g, trace_hi, trace_lo, span, log attributes, message]``: one decided call's log record, with the guardrail
+attributes (only with ``guardrail_attributes``)."""
 OUT_DECISIONS = "d"
 """``[d, {action: count}]``: calls decided since the last such message."""
 OUT_REPLY = "r"

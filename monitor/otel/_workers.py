@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any, Protocol
 
 import orjson
@@ -127,6 +127,7 @@ class ProcessWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
+            env=make_child_environment(os.environ),
         )
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
@@ -240,3 +241,21 @@ class ProcessWorker:
         finally:
             if not self._closing:
                 self._on_exit(self)
+
+
+_AUTO_INSTRUMENTATION = os.path.join("opentelemetry", "instrumentation", "auto_instrumentation")
+
+
+def make_child_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The engine process's environment: this one's, without what ``opentelemetry-instrument`` adds to
+    instrument a program (its ``sitecustomize`` folder on ``PYTHONPATH``), so that the engine process is not
+    instrumented itself (its exporters would write into the pipe, and its processor start another engine)."""
+    env = dict(environ)
+    path = env.get("PYTHONPATH")
+    if path is not None:
+        kept = [part for part in path.split(os.pathsep) if not os.path.normpath(part).endswith(_AUTO_INSTRUMENTATION)]
+        if kept:
+            env["PYTHONPATH"] = os.pathsep.join(kept)
+        else:
+            del env["PYTHONPATH"]
+    return env

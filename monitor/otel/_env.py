@@ -1,0 +1,250 @@
+"""The span processor configured the OpenTelemetry way: ``TRIFECTA_*`` environment variables.
+
+:func:`read_processor_options` reads every option of :class:`~monitor.otel.TrifectaSpanProcessor` from the
+environment (:data:`ENVIRONMENT_VARIABLES` lists them); a value it cannot read is a ``ValueError`` naming the
+variable and the values it accepts, so that nothing is installed half-configured. :func:`install_processor`
+adds a processor so configured to a tracer provider (the global one by default) and never raises: it logs why
+it installed nothing. ``OTEL_SDK_DISABLED=true`` (the OpenTelemetry SDK's own switch) installs nothing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace as trace_api
+from opentelemetry._logs import LoggerProvider
+from opentelemetry.metrics import MeterProvider, get_meter_provider
+
+from monitor.classify import load_rules
+from monitor.decide import Policy, PolicyMode
+from monitor.errors import TrifectaError
+from monitor.models import Posture
+from monitor.otel._config import LevelStamps, WorkerKind
+from monitor.otel._flags import ENV_ENABLED, TRUE, read_flag
+from monitor.otel._names import TrifectaAlert
+from monitor.otel._processor import TrifectaSpanProcessor
+
+logger = logging.getLogger("monitor.otel")
+
+ENV_SDK_DISABLED = "OTEL_SDK_DISABLED"
+"""The OpenTelemetry SDK's switch: ``true`` disables it, and the processor is not installed either."""
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentVariable:
+    """One ``TRIFECTA_*`` variable: the option it sets, what it accepts, and its default (as documented)."""
+
+    name: str
+    option: str
+    accepts: str
+    default: str
+
+
+ENVIRONMENT_VARIABLES: tuple[EnvironmentVariable, ...] = (
+    EnvironmentVariable(ENV_ENABLED, "(installs the processor)", "true, false", "false"),
+    EnvironmentVariable("TRIFECTA_POSTURE", "posture", "strict, balanced", "balanced"),
+    EnvironmentVariable("TRIFECTA_RULES", "rules (folders)", f"paths separated by {os.pathsep!r}", "none"),
+    EnvironmentVariable("TRIFECTA_BUILTIN_RULES", "rules (the built-in packs)", "true, false", "true"),
+    EnvironmentVariable("TRIFECTA_TRUSTED_SERVERS", "trusted_servers", "server names separated by ','", "none"),
+    EnvironmentVariable("TRIFECTA_POLICY", "policy.mode", "default, reviewed-only", "default"),
+    EnvironmentVariable("TRIFECTA_ENFORCE", "policy.enforce", "true, false", "false"),
+    EnvironmentVariable("TRIFECTA_ALLOWLIST", "policy.allowlist", "addresses and domains separated by ','", "none"),
+    EnvironmentVariable("TRIFECTA_CONVERSATION_IS_PRIVATE", "policy.conversation_is_private", "true, false", "true"),
+    EnvironmentVariable("TRIFECTA_HIJACK", "policy.hijack", "true, false", "true"),
+    EnvironmentVariable("TRIFECTA_WORKER", "worker", "process, thread", "process"),
+    EnvironmentVariable("TRIFECTA_MAX_SPANS", "max_spans", "a positive integer", "100000"),
+    EnvironmentVariable("TRIFECTA_SPAN_TTL", "span_ttl", "positive seconds", "3600"),
+    EnvironmentVariable("TRIFECTA_MAX_SESSIONS", "max_sessions", "a positive integer", "10000"),
+    EnvironmentVariable("TRIFECTA_SESSION_TTL", "session_ttl", "positive seconds", "3600"),
+    EnvironmentVariable("TRIFECTA_MAX_QUEUE_BYTES", "max_queue_bytes", "a positive integer (bytes)", "134217728"),
+    EnvironmentVariable("TRIFECTA_MAX_ENGINE_BYTES", "max_engine_bytes", "a positive integer (bytes)", "268435456"),
+    EnvironmentVariable("TRIFECTA_CHECK_TIMEOUT", "check_timeout", "positive seconds", "5"),
+    EnvironmentVariable("TRIFECTA_LEVEL_STAMPS", "level_stamps", "tools, all, none", "tools"),
+    EnvironmentVariable("TRIFECTA_ENGINE_NICENESS", "engine_niceness", "an integer from 0 to 19", "10"),
+    EnvironmentVariable("TRIFECTA_GUARDRAIL_ATTRIBUTES", "guardrail_attributes", "true, false", "false"),
+)
+"""Every variable :func:`read_processor_options` and the auto-instrumentation hooks read, in documented order."""
+
+_BY_NAME = {variable.name: variable for variable in ENVIRONMENT_VARIABLES}
+# option keyword -> variable
+_INTEGERS = {
+    "max_spans": "TRIFECTA_MAX_SPANS",
+    "max_sessions": "TRIFECTA_MAX_SESSIONS",
+    "max_queue_bytes": "TRIFECTA_MAX_QUEUE_BYTES",
+    "max_engine_bytes": "TRIFECTA_MAX_ENGINE_BYTES",
+}
+_SECONDS = {
+    "span_ttl": "TRIFECTA_SPAN_TTL",
+    "session_ttl": "TRIFECTA_SESSION_TTL",
+    "check_timeout": "TRIFECTA_CHECK_TIMEOUT",
+}
+
+
+def _fail(name: str, value: str) -> ValueError:
+    return ValueError(f"{name}={value!r} is not valid: expected {_BY_NAME[name].accepts}")
+
+
+def _text(environ: Mapping[str, str], name: str) -> str | None:
+    """The variable's value, stripped; None when unset or empty (the default then applies)."""
+    value = environ.get(name, "").strip()
+    return value or None
+
+
+def _choice(environ: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str | None:
+    value = _text(environ, name)
+    if value is None:
+        return None
+    if value.lower() not in choices:
+        raise _fail(name, value)
+    return value.lower()
+
+
+def _integer(environ: Mapping[str, str], name: str, low: int, high: int | None = None) -> int | None:
+    value = _text(environ, name)
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise _fail(name, value) from None
+    if number < low or (high is not None and number > high):
+        raise _fail(name, value)
+    return number
+
+
+def _seconds(environ: Mapping[str, str], name: str) -> float | None:
+    value = _text(environ, name)
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise _fail(name, value) from None
+    if not number > 0 or number == float("inf"):
+        raise _fail(name, value)
+    return number
+
+
+def _names(environ: Mapping[str, str], name: str, separator: str) -> tuple[str, ...]:
+    value = _text(environ, name)
+    if value is None:
+        return ()
+    return tuple(part.strip() for part in value.split(separator) if part.strip())
+
+
+def read_processor_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The :class:`~monitor.otel.TrifectaSpanProcessor` keyword arguments the ``TRIFECTA_*`` variables give
+    (only those set; unset or empty variables leave the processor's defaults).
+
+    Raises ValueError naming the variable and the values it accepts, and
+    :class:`~monitor.errors.RuleLoadError` when a rules folder cannot be loaded.
+    """
+    env = os.environ if environ is None else environ
+    options: dict[str, Any] = {}
+    posture = _choice(env, "TRIFECTA_POSTURE", tuple(p.value for p in Posture))
+    if posture is not None:
+        options["posture"] = Posture(posture)
+    worker = _choice(env, "TRIFECTA_WORKER", tuple(k.value for k in WorkerKind))
+    if worker is not None:
+        options["worker"] = WorkerKind(worker)
+    stamps = _choice(env, "TRIFECTA_LEVEL_STAMPS", tuple(k.value for k in LevelStamps))
+    if stamps is not None:
+        options["level_stamps"] = LevelStamps(stamps)
+    for option, name in _INTEGERS.items():
+        number = _integer(env, name, 1)
+        if number is not None:
+            options[option] = number
+    for option, name in _SECONDS.items():
+        seconds = _seconds(env, name)
+        if seconds is not None:
+            options[option] = seconds
+    niceness = _integer(env, "TRIFECTA_ENGINE_NICENESS", 0, 19)
+    if niceness is not None:
+        options["engine_niceness"] = niceness
+    trusted = _names(env, "TRIFECTA_TRUSTED_SERVERS", ",")
+    if trusted:
+        options["trusted_servers"] = trusted
+    if read_flag(env, "TRIFECTA_GUARDRAIL_ATTRIBUTES", False):
+        options["guardrail_attributes"] = True
+    policy = _read_policy(env)
+    if policy is not None:
+        options["policy"] = policy
+    folders = _names(env, "TRIFECTA_RULES", os.pathsep)
+    builtin = read_flag(env, "TRIFECTA_BUILTIN_RULES", True)
+    if folders or not builtin:
+        options["rules"] = load_rules(folders, builtin=builtin)
+    return options
+
+
+def _read_policy(env: Mapping[str, str]) -> Policy | None:
+    """The policy the variables describe, or None when none of them is set (the default policy)."""
+    defaults = Policy()
+    mode = _choice(env, "TRIFECTA_POLICY", tuple(m.value for m in PolicyMode))
+    policy = Policy(
+        mode=PolicyMode(mode) if mode is not None else defaults.mode,
+        enforce=read_flag(env, "TRIFECTA_ENFORCE", defaults.enforce),
+        allowlist=_names(env, "TRIFECTA_ALLOWLIST", ","),
+        conversation_is_private=read_flag(env, "TRIFECTA_CONVERSATION_IS_PRIVATE", defaults.conversation_is_private),
+        hijack=read_flag(env, "TRIFECTA_HIJACK", defaults.hijack),
+    )
+    return None if policy == defaults else policy
+
+
+def install_processor(
+    tracer_provider: trace_api.TracerProvider | None = None,
+    *,
+    logger_provider: LoggerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+    on_alert: Callable[[TrifectaAlert], object] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> TrifectaSpanProcessor | None:
+    """Add a :class:`~monitor.otel.TrifectaSpanProcessor` configured by the ``TRIFECTA_*`` variables to
+    ``tracer_provider`` (default: the global one, which must be the SDK's); its alerts go to ``logger_provider``
+    (default: the global one) and its counters to ``meter_provider`` (default: the global one).
+
+    Never raises: returns None, and logs why on the ``monitor.otel`` logger, when ``OTEL_SDK_DISABLED`` is
+    true, a variable cannot be read, the rules cannot be loaded, or the provider is not the SDK's. The
+    processor is flushed when the interpreter exits, before the providers set up earlier shut down.
+    """
+    env = os.environ if environ is None else environ
+    try:
+        if env.get(ENV_SDK_DISABLED, "").strip().lower() == TRUE:  # the SDK's reading: anything else is false
+            logger.info("trifecta-monitor: not installed, %s is true", ENV_SDK_DISABLED)
+            return None
+        options = read_processor_options(env)
+        provider = tracer_provider if tracer_provider is not None else trace_api.get_tracer_provider()
+        add = getattr(provider, "add_span_processor", None)
+        if not callable(add):
+            logger.error(
+                "trifecta-monitor: not installed, the tracer provider is not the OpenTelemetry SDK's (%s)",
+                type(provider).__name__,
+            )
+            return None
+        processor = TrifectaSpanProcessor(
+            **options,
+            logger_provider=logger_provider,
+            meter_provider=meter_provider if meter_provider is not None else get_meter_provider(),
+            on_alert=on_alert,
+        )
+        add(processor)
+    except (ValueError, TypeError, TrifectaError) as error:
+        logger.error("trifecta-monitor: not installed: %s", error)
+        return None
+    except Exception:
+        logger.exception("trifecta-monitor: not installed")
+        return None
+    atexit.register(_flush_at_exit, processor)
+    return processor
+
+
+def _flush_at_exit(processor: TrifectaSpanProcessor) -> None:
+    """Analyse what is queued while the exporters set up before the processor still run (never raises)."""
+    try:
+        processor.force_flush(10_000)
+    except Exception:
+        logger.exception("trifecta-monitor: flush at exit failed")

@@ -1,0 +1,201 @@
+"""The span processor configured by ``TRIFECTA_*`` environment variables, and installed from them.
+
+Boolean variables follow the OpenTelemetry specification's convention for environment variables
+(``true``/``false``, case-insensitive; "Configuration: Environment Variable Specification", v1.45); the SDK's
+own switch ``OTEL_SDK_DISABLED`` installs nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import NoOpTracerProvider
+from support.otel_example import load_example
+
+from monitor.classify import RuleSet
+from monitor.decide import Policy, PolicyMode
+from monitor.models import Posture
+from monitor.otel import (
+    ENVIRONMENT_VARIABLES,
+    LevelStamps,
+    TrifectaSpanProcessor,
+    WorkerKind,
+    install_processor,
+    read_processor_options,
+)
+
+EVERY_OPTION = {
+    "TRIFECTA_POSTURE": "STRICT",
+    "TRIFECTA_TRUSTED_SERVERS": " github , linear ",
+    "TRIFECTA_POLICY": "Reviewed-Only",
+    "TRIFECTA_ENFORCE": "True",
+    "TRIFECTA_ALLOWLIST": "example.com,ops@example.org",
+    "TRIFECTA_CONVERSATION_IS_PRIVATE": "false",
+    "TRIFECTA_HIJACK": "FALSE",
+    "TRIFECTA_WORKER": "thread",
+    "TRIFECTA_MAX_SPANS": "500",
+    "TRIFECTA_SPAN_TTL": "60.5",
+    "TRIFECTA_MAX_SESSIONS": "70",
+    "TRIFECTA_SESSION_TTL": "120",
+    "TRIFECTA_MAX_QUEUE_BYTES": "1048576",
+    "TRIFECTA_MAX_ENGINE_BYTES": "2097152",
+    "TRIFECTA_CHECK_TIMEOUT": "0.5",
+    "TRIFECTA_LEVEL_STAMPS": "all",
+    "TRIFECTA_ENGINE_NICENESS": "0",
+    "TRIFECTA_GUARDRAIL_ATTRIBUTES": "true",
+}
+
+
+def _processors(provider: TracerProvider) -> list[Any]:
+    return list(provider._active_span_processor._span_processors)
+
+
+def test_every_option_is_read_from_its_own_variable() -> None:
+    options = read_processor_options(EVERY_OPTION)
+    assert options == {
+        "posture": Posture.STRICT,
+        "trusted_servers": ("github", "linear"),
+        "policy": Policy(
+            mode=PolicyMode.REVIEWED_ONLY,
+            enforce=True,
+            allowlist=("example.com", "ops@example.org"),
+            conversation_is_private=False,
+            hijack=False,
+        ),
+        "worker": WorkerKind.THREAD,
+        "max_spans": 500,
+        "span_ttl": 60.5,
+        "max_sessions": 70,
+        "session_ttl": 120.0,
+        "max_queue_bytes": 1048576,
+        "max_engine_bytes": 2097152,
+        "check_timeout": 0.5,
+        "level_stamps": LevelStamps.ALL,
+        "engine_niceness": 0,
+        "guardrail_attributes": True,
+    }
+    processor = TrifectaSpanProcessor(**options)
+    try:
+        config = processor.config
+        assert (config.max_spans, config.span_ttl, config.max_sessions, config.session_ttl) == (500, 60.5, 70, 120.0)
+        assert config.trusted_servers == frozenset({"github", "linear"})
+        assert config.guardrail_attributes and config.level_stamps is LevelStamps.ALL
+        assert processor.worker_kind is WorkerKind.THREAD
+    finally:
+        processor.shutdown()
+
+
+def test_unset_or_empty_variables_leave_the_defaults() -> None:
+    assert read_processor_options({}) == {}
+    assert read_processor_options(dict.fromkeys(EVERY_OPTION, " ")) == {}
+    # Values equal to the defaults give the default policy, not a new one.
+    assert read_processor_options({"TRIFECTA_ENFORCE": "false", "TRIFECTA_HIJACK": "true"}) == {}
+
+
+def test_every_documented_variable_is_read(tmp_path: Path) -> None:
+    documented = {variable.name for variable in ENVIRONMENT_VARIABLES}
+    read = set(EVERY_OPTION) | {"TRIFECTA_ENABLED", "TRIFECTA_RULES", "TRIFECTA_BUILTIN_RULES"}
+    assert documented == read
+    table = (Path(__file__).parents[2] / "docs" / "otel.md").read_text(encoding="utf-8")
+    for variable in ENVIRONMENT_VARIABLES:
+        assert f"| `{variable.name}` |" in table, variable.name
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepted"),
+    [
+        ("TRIFECTA_POSTURE", "lax", "strict, balanced"),
+        ("TRIFECTA_POLICY", "reviewed", "default, reviewed-only"),
+        ("TRIFECTA_WORKER", "fork", "process, thread"),
+        ("TRIFECTA_LEVEL_STAMPS", "some", "tools, all, none"),
+        ("TRIFECTA_MAX_SPANS", "lots", "a positive integer"),
+        ("TRIFECTA_MAX_SPANS", "0", "a positive integer"),
+        ("TRIFECTA_MAX_SESSIONS", "-3", "a positive integer"),
+        ("TRIFECTA_MAX_QUEUE_BYTES", "1.5", "a positive integer (bytes)"),
+        ("TRIFECTA_MAX_ENGINE_BYTES", "1e9", "a positive integer (bytes)"),
+        ("TRIFECTA_SPAN_TTL", "-1", "positive seconds"),
+        ("TRIFECTA_SESSION_TTL", "nan", "positive seconds"),
+        ("TRIFECTA_CHECK_TIMEOUT", "soon", "positive seconds"),
+        ("TRIFECTA_ENGINE_NICENESS", "20", "an integer from 0 to 19"),
+        ("TRIFECTA_ENFORCE", "yes", "true, false"),
+        ("TRIFECTA_GUARDRAIL_ATTRIBUTES", "1", "true, false"),
+        ("TRIFECTA_BUILTIN_RULES", "no", "true, false"),
+        ("TRIFECTA_CONVERSATION_IS_PRIVATE", "on", "true, false"),
+        ("TRIFECTA_HIJACK", "off", "true, false"),
+    ],
+)
+def test_a_bad_value_names_the_variable_and_what_it_accepts(name: str, value: str, accepted: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        read_processor_options({name: value})
+    assert str(raised.value) == f"{name}={value!r} is not valid: expected {accepted}"
+
+
+def test_rules_folders_and_the_builtin_switch(tmp_path: Path) -> None:
+    options = read_processor_options({"TRIFECTA_BUILTIN_RULES": "false"})
+    assert isinstance(options["rules"], RuleSet) and len(options["rules"].rules) == 0
+    missing = tmp_path / "missing"
+    with pytest.raises(Exception, match="no such rules folder"):
+        read_processor_options({"TRIFECTA_RULES": str(missing)})
+
+
+def test_install_adds_the_processor_beside_the_exporters_already_there() -> None:
+    provider = TracerProvider(shutdown_on_exit=False)
+    before = _processors(provider)
+    processor = install_processor(provider, environ={"TRIFECTA_WORKER": "thread", "TRIFECTA_MAX_SPANS": "9"})
+    try:
+        assert processor is not None and processor.config.max_spans == 9
+        assert _processors(provider) == [*before, processor]
+    finally:
+        provider.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("environ", "logged"),
+    [
+        ({"TRIFECTA_MAX_SPANS": "lots"}, "TRIFECTA_MAX_SPANS='lots' is not valid: expected a positive integer"),
+        ({"TRIFECTA_RULES": "/nonexistent/rules"}, "no such rules folder"),
+        ({"OTEL_SDK_DISABLED": "true"}, "OTEL_SDK_DISABLED is true"),
+        ({"OTEL_SDK_DISABLED": "TRUE", "TRIFECTA_ENFORCE": "true"}, "OTEL_SDK_DISABLED is true"),
+    ],
+)
+def test_install_never_raises_and_installs_nothing_half_configured(
+    environ: dict[str, str], logged: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    provider = TracerProvider(shutdown_on_exit=False)
+    with caplog.at_level(logging.INFO, logger="monitor.otel"):
+        assert install_processor(provider, environ={"TRIFECTA_WORKER": "thread", **environ}) is None
+    assert _processors(provider) == []
+    assert logged in caplog.text and "not installed" in caplog.text
+
+
+def test_install_refuses_a_tracer_provider_that_is_not_the_sdks(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR, logger="monitor.otel"):
+        assert install_processor(NoOpTracerProvider(), environ={}) is None
+    assert "not the OpenTelemetry SDK's (NoOpTracerProvider)" in caplog.text
+
+
+def test_alerts_go_to_the_global_logger_provider_when_none_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no ``logger_provider``, the alerts' log records go to the global one
+    (``opentelemetry._logs.get_logger_provider()``), as one configured by ``opentelemetry-instrument``."""
+    import monitor.otel._processor as module
+
+    logs = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+    global_provider = LoggerProvider(shutdown_on_exit=False)
+    global_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    monkeypatch.setattr(module, "get_logger_provider", lambda: global_provider)
+    provider = TracerProvider(shutdown_on_exit=False)
+    processor = install_processor(provider, environ={"TRIFECTA_WORKER": "thread"})
+    assert processor is not None
+    try:
+        load_example().main(provider.get_tracer("test"))
+        assert processor.force_flush()
+        kinds = [record.log_record.attributes["trifecta.alert.kind"] for record in logs.get_finished_logs()]
+        assert "exfiltration" in kinds
+    finally:
+        provider.shutdown()
