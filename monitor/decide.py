@@ -46,7 +46,7 @@ docs/policy.md on top, never weakening what the rules above decided (the final a
 outside the user's scope is ``deny`` (``out-of-scope``); a tool no reviewed rule covers is ``review``
 (``tool-unreviewed``); a write with no approval on record is ``confirm`` (``approval-required``); a repeated
 write whose earlier outcome is unknown is ``confirm`` (``reconcile``) unless the tool's rule declares a retry
-contract.
+contract; a tool whose action metadata says ``requiresReview`` is ``confirm`` (``review-requested``).
 
 A *steered action* (``steered-action``, on by default, :attr:`Policy.hijack`): a destructive, privileged or
 code-execution call whose target (or, for code execution, content) untrusted content chose gets at least
@@ -237,6 +237,8 @@ class CallFacts:
     """``reviewed-only``: an earlier identical write whose outcome is unknown, the tool declaring no retry contract."""
     outside_scope: tuple[str, ...] = ()
     """``reviewed-only``: what of the call lies outside the session's scope."""
+    review_requested: bool = False
+    """``reviewed-only``: the tool's action metadata asks for a person's confirmation (``requiresReview``)."""
 
 
 _SANCTIONED_REASON = {
@@ -498,6 +500,8 @@ def _apply_reviewed_only(decision: Decision, facts: CallFacts) -> Decision:
         evidence.extend(Evidence(kind=EvidenceKind.SCOPE, from_call=None, detail=o) for o in facts.outside_scope)
     if not facts.reviewed:
         rules.append((Action.REVIEW, Reason.TOOL_UNREVIEWED))
+    if facts.review_requested:
+        rules.append((Action.CONFIRM, Reason.REVIEW_REQUESTED))
     if facts.writes:
         rules.append(
             (Action.ALLOW, Reason.APPROVAL_USED) if facts.approved else (Action.CONFIRM, Reason.APPROVAL_REQUIRED)

@@ -56,8 +56,8 @@ def hook_claude_code(arguments: tuple[str, ...]) -> None:
     """Read one Claude Code hook event (JSON) from standard input and answer it on standard output.
 
     Options: --state-dir DIR, --rules DIR (repeatable), --no-builtin-rules, --posture balanced|strict,
-    --policy default|reviewed-only, --on-allow pass|allow, --timeout S. Claude Code runs this for each event
-    once `trifecta install claude-code` has added it to a settings file.
+    --policy default|reviewed-only, --scope FILE, --on-allow pass|allow, --timeout S. Claude Code runs this for
+    each event once `trifecta install claude-code` has added it to a settings file.
     """
     run_hook(list(arguments))
 
@@ -120,6 +120,12 @@ def install_group() -> None:
     help="reviewed-only: unreviewed tools and writes are asked about (docs/policy.md; the hook's default: default).",
 )
 @click.option(
+    "--scope",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --policy reviewed-only: a YAML or JSON file of the servers, tools and destinations the user allowed.",
+)
+@click.option(
     "--on-allow",
     type=click.Choice(["pass", "allow"]),
     default=None,
@@ -143,6 +149,7 @@ def install_claude_code(
     builtin_rules: bool,
     posture: str | None,
     policy: str | None,
+    scope: Path | None,
     on_allow: str | None,
     timeout: float | None,
 ) -> None:
@@ -160,6 +167,7 @@ def install_claude_code(
         on_allow=on_allow,
         timeout=timeout,
         policy=policy,
+        scope=scope,
     )
     limit = DEFAULT_TIMEOUT if timeout is None else max(DEFAULT_TIMEOUT, math.ceil(timeout) + _TIMEOUT_MARGIN)
     try:

@@ -53,6 +53,7 @@ def parse_engine_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-builtin-rules", action="store_true")
     parser.add_argument("--posture", choices=("balanced", "strict"), default="balanced")
     parser.add_argument("--policy", choices=("default", "reviewed-only"), default="default")
+    parser.add_argument("--scope", type=Path, default=None)
     parser.add_argument("--idle-exit", type=float, default=900.0)
     return parser.parse_args(argv)
 
@@ -161,11 +162,12 @@ class Engine:
     def _load(self) -> None:
         try:
             from monitor.classify import load_rules
-            from monitor.decide import Policy, PolicyMode
+            from monitor.decide import Policy, PolicyMode, load_scope
             from monitor.hosts._engine_sessions import HookSessions
 
             rules = load_rules(self.args.rules, builtin=not self.args.no_builtin_rules)
-            policy = Policy(mode=PolicyMode(self.args.policy))
+            scope = load_scope(self.args.scope) if self.args.scope is not None else None
+            policy = Policy(mode=PolicyMode(self.args.policy), scope=scope)
             self.sessions = HookSessions.create(
                 posture=self.args.posture, policy=policy, rules=rules, builtin_rules=False
             )

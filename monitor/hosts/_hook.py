@@ -38,6 +38,7 @@ _RESPAWN_EVERY = 0.5
 _POSTURES = ("balanced", "strict")
 _ON_ALLOW = ("pass", "allow")
 _POLICIES = ("default", "reviewed-only")
+_VALUED = ("--state-dir", "--rules", "--posture", "--policy", "--scope", "--on-allow", "--timeout", "--idle-exit")
 
 USAGE = """\
 usage: trifecta hook claude-code [options] < payload.json
@@ -51,6 +52,7 @@ options:
   --no-builtin-rules     leave out the built-in rule packs
   --posture P            balanced (default) or strict
   --policy P             default, or reviewed-only: unreviewed tools and writes are asked about
+  --scope FILE           with --policy reviewed-only: the servers, tools and destinations allowed (YAML/JSON)
   --on-allow A           pass (default): an allowed call gets {} and Claude Code's own permission
                          rules decide; allow: answer "allow", which skips Claude Code's prompt
   --timeout SECONDS      how long to wait for the engine (default 10)
@@ -80,6 +82,7 @@ class HookOptions:
         self.builtin_rules = True
         self.posture = "balanced"
         self.policy = "default"
+        self.scope: str | None = None
         self.on_allow = "pass"
         self.timeout = DEFAULT_TIMEOUT
         self.idle_exit = DEFAULT_IDLE_EXIT
@@ -104,7 +107,9 @@ class HookOptions:
         import zlib
 
         named = [state_dir, sorted(self.rule_dirs()), self.builtin_rules, self.posture]
-        text = json.dumps(named if self.policy == "default" else [*named, self.policy]).encode()
+        if self.policy != "default" or self.scope is not None:
+            named += [self.policy, self.scope and _absolute(self.scope)]
+        text = json.dumps(named).encode()
         return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
 
@@ -143,7 +148,7 @@ def parse_options(argv: list[str]) -> HookOptions:
             options.builtin_rules = False
         elif name == "--stop":
             options.stop = True
-        elif name in ("--state-dir", "--rules", "--posture", "--policy", "--on-allow", "--timeout", "--idle-exit"):
+        elif name in _VALUED:
             if has_value:
                 value = inline
             elif args:
@@ -169,6 +174,8 @@ def _set_option(options: HookOptions, name: str, value: str) -> None:
         if value not in _POLICIES:
             raise UsageError(f"--policy must be one of {', '.join(_POLICIES)}, not {value!r}")
         options.policy = value
+    elif name == "--scope":
+        options.scope = value
     elif name == "--on-allow":
         if value not in _ON_ALLOW:
             raise UsageError(f"--on-allow must be one of {', '.join(_ON_ALLOW)}, not {value!r}")
@@ -377,6 +384,8 @@ def engine_command(paths: EnginePaths, options: HookOptions) -> list[str]:
     command += ["--idle-exit", repr(options.idle_exit)]
     if options.policy != "default":
         command += ["--policy", options.policy]
+    if options.scope is not None:
+        command += ["--scope", _absolute(options.scope)]
     for rules in options.rule_dirs():
         command += ["--rules", rules]
     if not options.builtin_rules:

@@ -45,6 +45,7 @@ _CLAUSES: dict[Reason, str] = {
     Reason.TOOL_UNREVIEWED: "the tool has no reviewed record (reviewed-only policy)",
     Reason.APPROVAL_REQUIRED: "it writes and no approval for it is on record",
     Reason.RECONCILE: "the same call was made before and its outcome is unknown: reconcile first",
+    Reason.REVIEW_REQUESTED: "the tool asks for your confirmation before each call",
 }
 
 

@@ -106,6 +106,7 @@ def build_hook_command(
     on_allow: str | None = None,
     timeout: float | None = None,
     policy: str | None = None,
+    scope: Path | None = None,
 ) -> str:
     """The shell command Claude Code runs for each event: ``<python> -P -m monitor hook claude-code [options]``.
 
@@ -124,6 +125,8 @@ def build_hook_command(
         words += ["--posture", posture]
     if policy is not None:
         words += ["--policy", policy]
+    if scope is not None:
+        words += ["--scope", str(scope.expanduser().absolute())]
     if on_allow is not None:
         words += ["--on-allow", on_allow]
     if timeout is not None:

@@ -80,6 +80,9 @@ class Reason(StrEnum):
     an error), and the tool's reviewed rule declares no retry contract: state must be reconciled first."""
     OUT_OF_SCOPE = "out-of-scope"
     """``reviewed-only`` policy: the call's server, tool or a destination is outside the scope the user gave."""
+    REVIEW_REQUESTED = "review-requested"
+    """``reviewed-only`` policy: the tool's action metadata (``requiresReview: true``) asks for a person's
+    confirmation before each call."""
 
 
 class EvidenceKind(StrEnum):

@@ -181,6 +181,10 @@ REASON_WORDING: dict[Reason, ReasonWording] = {
         "The same {tool} call was made before and its outcome is unknown (no result, or an error): what the first "
         "attempt did must be checked before it is repeated; a retry contract in the tool's reviewed rule allows it."
     ),
+    Reason.REVIEW_REQUESTED: ReasonWording(
+        "Under the reviewed-only policy, {tool} asks for a person's confirmation before each call (its action "
+        "metadata says requiresReview), and a request that only adds a confirmation is taken from any server."
+    ),
     Reason.OUT_OF_SCOPE: ReasonWording(
         "Under the reviewed-only policy, the call reaches outside the scope the user gave (a server, tool or "
         "destination not in it), so it is denied; widening the scope would change that."

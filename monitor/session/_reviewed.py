@@ -63,7 +63,17 @@ def gather_reviewed_facts(
         "approved": approved,
         "retry_of": retry_of,
         "outside_scope": outside,
+        "review_requested": _requests_review(context),
     }
+
+
+def _requests_review(context: ToolContext) -> bool:
+    """The tool's action-metadata extension asks for a person's confirmation (``requiresReview: true``). Only
+    adds a confirmation, so it is taken from any server; a value that is not a boolean counts as a request."""
+    metadata = context.definition.action_metadata if context.definition is not None else None
+    if not isinstance(metadata, dict) or "requiresReview" not in metadata:
+        return False
+    return metadata["requiresReview"] is not False
 
 
 def _writes(context: ToolContext, classified: CallClassification, read_only: bool | None) -> bool:

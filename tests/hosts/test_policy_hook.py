@@ -93,3 +93,33 @@ def test_install_writes_the_policy_into_the_hook_command_claude_code_runs(tmp_pa
     )
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_a_call_outside_the_scope_file_is_denied_by_the_hook_and_install_passes_the_scope_on(
+    tmp_path: Path, state_dir: Path
+) -> None:
+    """docs/policy.md, "Scope": the hook takes ``--scope FILE``; Claude Code's built-in tools are reported under
+    the server ``claude-code``, MCP tools under their ``mcp__<server>__`` server."""
+    scope = tmp_path / "scope.yaml"
+    scope.write_text("servers: [claude-code, notes]\n")
+    inside = pre_tool_use("scope-1", "Read", {"file_path": "/home/u/p/README.md"}, "toolu_10")
+    options = ("--policy", "reviewed-only", "--scope", str(scope))
+    assert run_hook(state_dir, inside, *options) == {}  # a reviewed read inside the scope
+    outside = pre_tool_use("scope-1", "mcp__github__list_issues", {"repo": "acme/site"}, "toolu_11")
+    output = run_hook(state_dir, outside, *options)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "github" in output["permissionDecisionReason"]
+    # A scope file that cannot be read is named, with its line, and the call is asked about.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("servers: [notes]\ncolour: red\n")
+    answer = run_hook(state_dir, {**inside, "session_id": "scope-2"}, "--policy", "reviewed-only", "--scope", str(bad))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert f"{bad}:2" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    project = tmp_path / "project"
+    project.mkdir()
+    install = [sys.executable, "-m", "monitor", "install", "claude-code", "--project", str(project)]
+    install += ["--state-dir", str(state_dir), *options]
+    done = subprocess.run(install, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    command = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert f"--scope {scope}" in command["command"]

@@ -312,3 +312,25 @@ def test_the_built_in_claude_code_pack_marks_its_file_reads_as_reads_and_its_edi
     assert edit.action is Action.CONFIRM and Reason.APPROVAL_REQUIRED in edit.reasons
     unknown = monitor.before_call("cc", "claude-code", "Frobnicate", {}, "u1")
     assert unknown.action is Action.REVIEW
+
+
+def test_a_tool_whose_action_metadata_requires_review_is_confirmed_even_when_reviewed(rules: RuleSet) -> None:
+    """action-metadata.mdx (SEP-2061): ``requiresReview: true`` in the tool's annotations asks the host for a
+    person's confirmation before invocation. A reviewed read that says so is confirmed; one that says
+    ``requiresReview: false`` is allowed; a value that is not a boolean counts as the request."""
+    key = "io.modelcontextprotocol/action-metadata"
+
+    def decide_with(requires: Any) -> Decision:
+        listed = {"name": "search_notes", "inputSchema": {"type": "object"}}
+        listed["annotations"] = {"readOnlyHint": True, key: {"requiresReview": requires}}
+        monitor = SessionMonitor(policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=rules, builtin_rules=False)
+        monitor.register_tools("s", "notes", [listed])
+        return monitor.before_call("s", "notes", "search_notes", {"q": "milk"}, "c1")
+
+    asked = decide_with(True)
+    assert asked.action is Action.CONFIRM and Reason.REVIEW_REQUESTED in asked.reasons
+    assert decide_with(False).action is Action.ALLOW
+    assert Reason.REVIEW_REQUESTED in decide_with("yes").reasons
+    default = SessionMonitor(rules=rules, builtin_rules=False)
+    default.register_tools("s", "notes", [{"name": "search_notes", "annotations": {key: {"requiresReview": True}}}])
+    assert default.before_call("s", "notes", "search_notes", {"q": "milk"}, "c1").action is Action.ALLOW
