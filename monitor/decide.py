@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from monitor.classify import YamlLimits, YamlProblem, read_yaml_file
 from monitor.clients import Client, ClientAction, decide_for_client
@@ -120,6 +120,12 @@ class Scope(BaseModel):
     servers: tuple[str, ...] | None = None
     tools: tuple[str, ...] | None = None
     destinations: tuple[str, ...] | None = None
+
+    @model_validator(mode="after")
+    def _check_restricts(self) -> Scope:
+        if self.servers is None and self.tools is None and self.destinations is None:
+            raise ValueError("a scope restricts nothing: give servers, tools or destinations")
+        return self
 
     def find_outside(self, server: str, tool: str, destinations: Iterable[Destination]) -> tuple[str, ...]:
         """Return what of a call lies outside the scope (``server x``, ``tool x/y``, ``destination z``)."""

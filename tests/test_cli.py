@@ -413,10 +413,24 @@ def test_analyze_jobs_2_prints_what_jobs_1_prints(
     assert "missing.jsonl: no such file or folder" in two.stderr
 
 
-def test_analyze_jobs_defaults_to_the_cores_and_prints_the_same(many_inputs: list[Path]) -> None:
+def test_analyze_jobs_defaults_to_the_cores_and_prints_the_same(
+    many_inputs: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import monitor.cli as cli
+
+    asked: list[int] = []
+    analyze_paths = cli.analyze_paths
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs["jobs"])
+        return analyze_paths(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "count_cores", lambda: 2)
+    monkeypatch.setattr(cli, "analyze_paths", spy)
     default = run("analyze", *many_inputs, "--format", "json")
     one = run("analyze", *many_inputs, "--format", "json", "--jobs", "1")
 
+    assert asked == [2, 1]
     assert (default.exit_code, default.stdout, default.stderr) == (one.exit_code, one.stdout, one.stderr)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.decide_facts import make_armed_send
+
 from monitor.clients import Client
 from monitor.decide import CallFacts, Policy, decide, decide_on_monitor_error
 from monitor.models import (
@@ -31,18 +33,7 @@ SECRET = "Your security code is 463820"
 
 def armed_send(**fields: Any) -> CallFacts:
     """An external call made while private data and untrusted content are in the context."""
-    base: dict[str, Any] = {
-        "call_id": "c9",
-        "level_before": Level.ARMED,
-        "legs_before": frozenset({P, U}),
-        "legs_call": frozenset({X}),
-        "rule_ids": (),
-        "arguments_available": True,
-        "destinations": (),
-        "fragments": (),
-    }
-    base.update(fields)
-    return CallFacts(**base)
+    return make_armed_send(**{"call_id": "c9", **fields})
 
 
 def to(origin: Origin, value: str = "bob@corp.example") -> LabelledDestination:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.decide_facts import make_armed_send
 
 from monitor.decide import CallFacts, Policy, PolicyMode, decide
 from monitor.models import (
@@ -25,19 +26,7 @@ P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 REVIEWED_ONLY = Policy(mode=PolicyMode.REVIEWED_ONLY)
 
 
-def facts(**kw: Any) -> CallFacts:
-    base: dict[str, Any] = dict(
-        call_id="c",
-        level_before=Level.ARMED,
-        legs_before=frozenset({P, U}),
-        legs_call=frozenset({X}),
-        rule_ids=(),
-        arguments_available=True,
-        destinations=(),
-        fragments=(),
-    )
-    base.update(kw)
-    return CallFacts(**base)
+facts = make_armed_send
 
 
 def attacker_send(**kw: Any) -> CallFacts:

@@ -8,7 +8,7 @@ from monitor.classify._effects import (
     classify_effects,
     names_code_execution_path,
 )
-from monitor.classify._engine import CallClassification, Classifier, classify_result_hints
+from monitor.classify._engine import CallClassification, Classifier
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
 from monitor.classify._labels import (
     MAX_LABEL_BLOCKS,
@@ -19,7 +19,6 @@ from monitor.classify._labels import (
     LabelScheme,
     ResultLabels,
     apply_labels,
-    label_result,
     read_action_metadata,
     read_result_labels,
 )
@@ -72,12 +71,10 @@ __all__ = [
     "builtin_rules_dir",
     "check_test_coverage",
     "classify_effects",
-    "classify_result_hints",
     "draft_rule_file",
     "dump_rule_file",
     "find_wildcard_risks",
     "hash_rules",
-    "label_result",
     "load_builtin_rules",
     "load_rules",
     "load_yaml_text",

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
-from monitor.classify._labels import LabelScheme, ResultLabels, read_result_labels
 from monitor.classify._layers import LAYERS, combine_opinions
 from monitor.classify._overrides import RuleSet, UncheckedPin
 from monitor.models import (
     Classification,
-    Leg,
     PinMismatch,
     Posture,
-    Provenance,
     ToolContext,
     ToolDefinition,
 )
@@ -94,10 +90,3 @@ class Classifier:
         if unchecked is not None:
             return CallClassification(cached.with_added(unchecked.legs.provenance), unchecked=unchecked)
         return CallClassification(cached, voided=voided)
-
-
-def classify_result_hints(result: Any) -> Mapping[Leg, Provenance]:
-    """Legs a result adds through SEP-1913 hints in its ``_meta`` or ``annotations`` (true values only): the
-    ``sep-1913`` scheme of :func:`~monitor.classify.read_result_labels`, which reads every label scheme."""
-    labels = read_result_labels(result).labels
-    return ResultLabels(tuple(label for label in labels if label.scheme is LabelScheme.SEP_1913)).added_legs()

@@ -154,7 +154,7 @@ def read_result_labels(result: Any) -> ResultLabels:
         return ResultLabels()
     labels: list[Label] = []
     incomplete = _read_meta(result.get("_meta"), "_meta", True, labels)
-    incomplete |= _read_sep_1913(result, labels)
+    _read_sep_1913(result, labels)
     content = result.get("content")
     if isinstance(content, list):
         if len(content) > MAX_LABEL_BLOCKS:
@@ -219,13 +219,18 @@ def apply_labels(classification: Classification, labels: ResultLabels, trusted: 
         if len(kept) != len(changed.provenance):
             changed = Classification(provenance=kept)
     public = Leg.PRIVATE_DATA in lowered
-    private = trusted and not public and any(label.whole_result for label in labels.claims(LabelClaim.PRIVATE))
+    # Only a readable confidentiality (private, or named readers) says where the result came from is private.
+    private = (
+        trusted
+        and not public
+        and not labels.incomplete
+        and any(_names_private_place(label) for label in labels.claims(LabelClaim.PRIVATE))
+    )
     return LabelledResult(changed, public_place=public, private_place=private)
 
 
-def label_result(classification: Classification, result: Any, trusted: bool) -> LabelledResult:
-    """Read a result's labels and apply them to its call's classification (:func:`apply_labels`)."""
-    return apply_labels(classification, read_result_labels(result), trusted)
+def _names_private_place(label: Label) -> bool:
+    return label.whole_result and not label.unreadable and label.key.endswith(".confidentiality")
 
 
 def _label(claim: LabelClaim, scheme: LabelScheme, key: str, unreadable: bool, whole: bool = True) -> Label:
@@ -303,17 +308,16 @@ def _read_confidentiality(value: Any, where: str, scheme: LabelScheme, whole: bo
         return _label(LabelClaim.PUBLIC, scheme, where, False, whole)
     if value == "private":
         return _label(LabelClaim.PRIVATE, scheme, where, False, whole)
-    head = value[:_MAX_READERS] if isinstance(value, list) else None
-    if head is not None and all(isinstance(r, str) for r in head):
-        # A reader set (possibly empty: nobody may read; past the bound, only its first logins are kept);
-        # "public" mixed with readers is not a shape any document gives, so it is read as the narrower claim.
-        readers = tuple(r for r in head if r != "public")
-        mixed = "public" in head
+    if isinstance(value, list) and all(isinstance(r, str) for r in value):
+        # A reader set (possibly empty: nobody may read); every entry is checked, the first logins kept. "public"
+        # mixed with readers is not a shape any document gives, so it is read as the narrower claim.
+        readers = tuple(r for r in value[:_MAX_READERS] if r != "public")
+        mixed = "public" in value
         return Label(LabelClaim.PRIVATE, scheme, where, whole_result=whole, unreadable=mixed, readers=readers)
     return _label(LabelClaim.PRIVATE, scheme, where, True, whole)
 
 
-def _read_sep_1913(result: Mapping[str, Any], labels: list[Label]) -> bool:
+def _read_sep_1913(result: Mapping[str, Any], labels: list[Label]) -> None:
     found: set[Leg] = set()
     for container_key in ("_meta", "annotations"):
         container = result.get(container_key)
@@ -324,4 +328,3 @@ def _read_sep_1913(result: Mapping[str, Any], labels: list[Label]) -> bool:
                 found.add(leg)
                 claim = LabelClaim.PRIVATE if leg is Leg.PRIVATE_DATA else LabelClaim.UNTRUSTED
                 labels.append(Label(claim, LabelScheme.SEP_1913, f"{container_key}.{hint}"))
-    return False

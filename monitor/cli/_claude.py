@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from monitor.cli._options import EXIT_INPUT, builtin_rules_option, rules_option
+from monitor.cli._options import EXIT_INPUT, builtin_rules_option, load_scope_or_exit, rules_option, scope_option
 from monitor.errors import InputError
 from monitor.hosts.claude_code import (
     DEFAULT_TIMEOUT,
@@ -119,12 +119,7 @@ def install_group() -> None:
     default=None,
     help="reviewed-only: unreviewed tools and writes are asked about (docs/policy.md; the hook's default: default).",
 )
-@click.option(
-    "--scope",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="With --policy reviewed-only: a YAML or JSON file of the servers, tools and destinations the user allowed.",
-)
+@scope_option
 @click.option(
     "--on-allow",
     type=click.Choice(["pass", "allow"]),
@@ -149,7 +144,7 @@ def install_claude_code(
     builtin_rules: bool,
     posture: str | None,
     policy: str | None,
-    scope: Path | None,
+    scope_file: Path | None,
     on_allow: str | None,
     timeout: float | None,
 ) -> None:
@@ -159,6 +154,7 @@ def install_claude_code(
     The previous file is copied to settings.json.<UTC time>.bak beside it first.
     """
     path = _settings_path(project, user, local)
+    load_scope_or_exit(scope_file, policy or "default")  # a scope the hook could not read is refused now
     command = build_hook_command(
         state_dir=state_dir,
         rules=rules_dirs,
@@ -167,7 +163,7 @@ def install_claude_code(
         on_allow=on_allow,
         timeout=timeout,
         policy=policy,
-        scope=scope,
+        scope=scope_file,
     )
     limit = DEFAULT_TIMEOUT if timeout is None else max(DEFAULT_TIMEOUT, math.ceil(timeout) + _TIMEOUT_MARGIN)
     try:

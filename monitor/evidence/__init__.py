@@ -39,7 +39,7 @@ from monitor.evidence._fold import fold
 from monitor.evidence._hosts import canonical_host, host_of_url, is_internal_host, parse_ipv4
 from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex, contains_token
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
-from monitor.evidence._memo import MEMO_BUDGET, MEMO_CHARS, clear_text_memos, count_memo_entries
+from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
@@ -62,8 +62,6 @@ __all__ = [
     "MAX_RESULT_CHARS",
     "MAX_VIEWS",
     "MAX_VIEW_CHARS",
-    "MEMO_BUDGET",
-    "MEMO_CHARS",
     "MIN_MATCH",
     "OUTSIDER_KEYS",
     "PieceLog",

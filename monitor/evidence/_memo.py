@@ -4,8 +4,10 @@ one (the same file read again, the same listing in every run of an agent), costs
 function of the text either way, so the answers are the same; only the time changes.
 
 A memo keeps texts of at most ``chars`` characters (:data:`MEMO_CHARS` unless it says otherwise; longer texts
-are worked out each time), up to ``budget`` characters of them in all (:data:`MEMO_BUDGET`), and lets the least
-recently used go first. Memos are shared by all sessions and safe to use from several threads.
+are worked out each time), up to ``budget`` units in all (:data:`MEMO_BUDGET`), and lets the least recently used
+go first. An entry costs its text's characters plus :data:`ITEM_COST` for each item of a result that holds
+several (a tuple of fingerprints, facts or addresses can outweigh its text many times over), so the budget bounds
+memory, not only text. Memos are shared by all sessions and safe to use from several threads.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 MEMO_CHARS = 2_000
 """Longest text a memo keeps, unless it says otherwise."""
 MEMO_BUDGET = 2_000_000
-"""Characters of text one memo keeps in all, unless it says otherwise."""
+"""Units one memo keeps in all, unless it says otherwise (see :data:`ITEM_COST`)."""
+ITEM_COST = 64
+"""Units an item of a kept result costs, beside the characters of its text (about the bytes of a small object)."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -29,14 +33,14 @@ _MEMOS: list[TextMemo[Any, Any]] = []
 
 
 class TextMemo(Generic[_P, _T]):
-    """A pure function of a text (and other hashable arguments), memoized for texts up to ``chars`` long, within
-    ``budget`` characters of text in all."""
+    """A pure function of a text (and other hashable positional arguments), memoized for texts up to ``chars``
+    long, within ``budget`` units in all (the module says what an entry costs)."""
 
     def __init__(self, function: Callable[Concatenate[str, _P], _T], chars: int, budget: int) -> None:
         self.function = function
         self.chars = chars
         self.budget = budget
-        self._kept: OrderedDict[Any, _T] = OrderedDict()
+        self._kept: OrderedDict[Any, tuple[_T, int]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
         functools.update_wrapper(self, function)
@@ -44,23 +48,24 @@ class TextMemo(Generic[_P, _T]):
 
     def __call__(self, text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Return ``function(text, ...)``, from the memo when the text is short enough to be kept."""
-        if len(text) > self.chars:
+        if len(text) > self.chars or kwargs:
             return self.function(text, *args, **kwargs)
-        key = (text, args, tuple(sorted(kwargs.items()))) if kwargs else (text, *args) if args else text
+        key = (text, *args) if args else text
         kept = self._kept
         found = kept.get(key, _MISSING)
         if found is not _MISSING:
             with contextlib.suppress(KeyError):  # another thread let it go meanwhile: it is still the answer
                 kept.move_to_end(key)
-            return found  # type: ignore[no-any-return]
+            return found[0]  # type: ignore[no-any-return]
         value = self.function(text, *args, **kwargs)
+        cost = len(text) + (ITEM_COST * len(value) if isinstance(value, tuple) else 0)
         with self._lock:
             if key not in kept:
-                kept[key] = value
-                self._size += len(text)
+                kept[key] = (value, cost)
+                self._size += cost
                 while self._size > self.budget:
-                    old, _ = kept.popitem(last=False)
-                    self._size -= len(old if isinstance(old, str) else old[0])
+                    _, (_, old_cost) = kept.popitem(last=False)
+                    self._size -= old_cost
         return value
 
     def cache_clear(self) -> None:
@@ -73,8 +78,8 @@ class TextMemo(Generic[_P, _T]):
         """Texts kept now."""
         return len(self._kept)
 
-    def cache_chars(self) -> int:
-        """Characters of the texts kept now."""
+    def cache_units(self) -> int:
+        """Units the entries kept now cost (:data:`ITEM_COST`)."""
         return self._size
 
 

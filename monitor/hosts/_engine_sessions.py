@@ -23,7 +23,6 @@ import orjson
 from monitor.hosts._engine_reader import PayloadReader
 from monitor.hosts._hook_reasons import describe_decision
 from monitor.models import (
-    Action,
     AlertRaised,
     CallDecided,
     Decision,
@@ -273,7 +272,7 @@ class HookSessions:
 def _answer_action(decision: Decision) -> str:
     """The action the client and the store are given: ``review`` is asked about as ``confirm`` is (its reason,
     ``tool-unreviewed``, stays in the decision's reasons)."""
-    return Action.CONFIRM.value if decision.action is Action.REVIEW else decision.action.value
+    return decision.action.asked_as.value
 
 
 def _tool_use_id(payload: bytes) -> str | None:

@@ -158,6 +158,8 @@ def parse_options(argv: list[str]) -> HookOptions:
             _set_option(options, name, value)
         else:
             raise UsageError(f"unknown option {arg!r}")
+    if options.scope is not None and options.policy != "reviewed-only":
+        raise UsageError("--scope applies with --policy reviewed-only")
     return options
 
 

@@ -52,8 +52,6 @@ from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
     CONFIRM_FIELD,
     CONFIRM_KEY,
-    ELICITATION_SINCE,
-    FORM_MODE_SINCE,
     announced_name,
     build_error_result,
     build_form,
@@ -62,6 +60,7 @@ from monitor.hosts._proxy_confirm import (
     is_stateless_request,
     read_answer,
     request_declares_elicitation,
+    speaks,
 )
 from monitor.hosts._proxy_io import ProcessWatch, StdinLines, exit_status
 from monitor.models import Action, Decision
@@ -306,7 +305,7 @@ class StdioProxy:
             else:
                 self._audit_call(call, "unconfirmed")
                 await self._refuse(message, f"{reason}. The client cannot ask you (no elicitation): not run.")
-        elif declares_elicitation(self._client_caps) and (self._client_version or "") >= ELICITATION_SINCE:
+        elif declares_elicitation(self._client_caps) and speaks(self._client_version, "elicitation"):
             self._audit_call(call, "asked")
             assert self._task_group is not None
             self._task_group.start_soon(self._ask_handshake, message, call, reason)
@@ -372,7 +371,7 @@ class StdioProxy:
         event = anyio.Event()
         slot: list[Message] = []
         self._answers[ask_id] = (event, slot)
-        form = build_form(self._question(reason), with_mode=(self._client_version or "") >= FORM_MODE_SINCE)
+        form = build_form(self._question(reason), with_mode=speaks(self._client_version, "elicitation_modes"))
         try:
             await self._send_client(JSONRPCRequest(jsonrpc="2.0", id=ask_id, method="elicitation/create", params=form))
             with anyio.move_on_after(self.confirm_timeout):

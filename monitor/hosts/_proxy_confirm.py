@@ -26,7 +26,7 @@ from monitor.models import (
     RESULT_TYPE_COMPLETE,
     RESULT_TYPE_INPUT_REQUIRED,
     SERVER_INFO_META_KEY,
-    find_first_version,
+    infer_protocol_version,
 )
 
 CONFIRM_FIELD = "accept"
@@ -35,10 +35,13 @@ CONFIRM_FIELD = "accept"
 CONFIRM_KEY = "trifecta-confirm"
 """The key of the proxy's elicitation in an ``InputRequiredResult``'s ``inputRequests``."""
 
-FORM_MODE_SINCE = find_first_version("elicitation_modes")
-"""The first protocol version whose ``elicitation/create`` carries ``mode`` (SEP-1036)."""
-ELICITATION_SINCE = find_first_version("elicitation")
-"""The first protocol version with elicitation."""
+
+def speaks(version: str | None, feature: str) -> bool:
+    """Whether a client of this protocol version has ``feature`` (a boolean field of
+    :class:`~monitor.models.ProtocolVersion`: ``elicitation``, ``elicitation_modes``…); a version that is not a
+    date has none."""
+    entry = infer_protocol_version(version)
+    return entry is not None and getattr(entry, feature) is True
 
 
 def request_meta(params: Any) -> dict[str, Any]:

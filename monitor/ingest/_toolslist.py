@@ -68,6 +68,8 @@ class ProtocolNote(BaseModel):
     pointer: str
     message: str
     hint: str
+    server: str | None = None
+    """The server whose traffic breaks it, when the log names one (it may have no tool list of its own)."""
 
 
 class ToolList(BaseModel):
@@ -437,7 +439,8 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
     for server, found in _log_notes(messages, meta_versions).items():
         index = next((i for i, x in enumerate(lists) if server is None or x.server == server), 0)
         listing = lists[index]
-        lists[index] = listing.model_copy(update={"protocol_notes": listing.protocol_notes + tuple(found)})
+        named = tuple(note.model_copy(update={"server": server}) for note in found)
+        lists[index] = listing.model_copy(update={"protocol_notes": listing.protocol_notes + named})
     return lists, []
 
 

@@ -31,6 +31,7 @@ from monitor.lint._poisoning import (
 )
 from monitor.lint._protocol import (
     VALIDATORS,
+    ListingNoteValidator,
     MethodNotInProtocol,
     ProtocolVersionUnknown,
     RequestMetaMissing,
@@ -96,6 +97,7 @@ __all__ = [
     "LintedTool",
     "Linter",
     "ListingLint",
+    "ListingNoteValidator",
     "MAX_SCANNED_CHARS",
     "MAX_SCHEMA_TEXTS",
     "MemberValidator",

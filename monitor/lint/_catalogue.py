@@ -10,8 +10,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from monitor.models import LATEST_PROTOCOL_VERSION, find_first_version
+from monitor.models import PROTOCOL_VERSIONS, find_first_version
 
+_KNOWN_VERSIONS = ", ".join(v.version for v in PROTOCOL_VERSIONS[:-1]) + f" and {PROTOCOL_VERSIONS[-1].version}"
 ANNOTATIONS_SINCE = find_first_version("tool_annotations")
 """The first MCP protocol version with tool annotations (from :data:`monitor.models.PROTOCOL_VERSIONS`)."""
 SESSIONLESS_SINCE = find_first_version("request_meta")
@@ -90,8 +91,8 @@ LINT_RULES: tuple[LintRule, ...] = (
         id="protocol-version-unknown",
         severity=LintSeverity.WARNING,
         title="A protocol version the monitor does not know",
-        help="The known MCP protocol versions are 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and "
-        f"{LATEST_PROTOCOL_VERSION} (docs/mcp-protocol.md). Another value is a typo, a draft, or a newer "
+        help=f"The known MCP protocol versions are {_KNOWN_VERSIONS} (docs/mcp-protocol.md). Another value is a "
+        "typo, a draft, or a newer "
         "version: the version checks were made as for the latest known version before it, if any.",
     ),
     LintRule(

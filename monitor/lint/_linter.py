@@ -12,7 +12,7 @@ from monitor.lint._catalogue import LintSeverity
 from monitor.lint._findings import LintFinding, LintReport, ListingLint, fingerprint
 from monitor.lint._labels import add_label_findings
 from monitor.lint._poisoning import scanned_texts
-from monitor.lint._protocol import VALIDATORS
+from monitor.lint._protocol import VALIDATORS, ListingNoteValidator
 from monitor.lint._validators import (
     LintedTool,
     MemberValidator,
@@ -48,11 +48,13 @@ class Linter:
     def lint_listing(self, listing: ToolList) -> ListingLint:
         """Return the findings of one tool list, tool by tool."""
         validators = [make() for make in self.validators]
-        findings = [
+        # Rules of the whole list (its protocol version) first, also for a list without tools.
+        findings = [f for v in validators if isinstance(v, ListingNoteValidator) for f in v.check_listing(listing)]
+        findings.extend(
             finding
             for raw, pointer in zip(listing.tools, listing.tool_pointers, strict=True)
             for finding in run_validators(validators, LintedTool.of(listing, raw, pointer))
-        ]
+        )
         return ListingLint(
             file=listing.file,
             line=listing.line,

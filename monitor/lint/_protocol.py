@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from monitor.ingest import ToolList
 from monitor.lint._findings import LintFinding, fingerprint
 from monitor.lint._validators import (
     AnnotationsNotObject,
@@ -31,21 +32,19 @@ from monitor.lint._validators import (
 )
 
 
-class _ProtocolNoteValidator(ToolValidator):
+class ListingNoteValidator(ToolValidator):
     """Reports the protocol-version notes of its rule that the tool-list reader kept on the list (see
-    :class:`~monitor.ingest.ProtocolNote`): once per list, with the first tool, at the note's own line."""
+    :class:`~monitor.ingest.ProtocolNote`): once per list (:meth:`check_listing`, also for a list without
+    tools), at the note's own line, under the server whose traffic broke the rule."""
 
     checks_nameless = True
 
-    def __init__(self) -> None:
-        self._reported = False
-
     def check(self, tool: LintedTool) -> Iterator[LintFinding]:
-        """Yield the list's notes of this rule, the first time a tool of the list is checked."""
-        if self._reported:
-            return
-        self._reported = True
-        listing = tool.listing
+        """Nothing per tool: the notes are the list's (:meth:`check_listing`)."""
+        return iter(())
+
+    def check_listing(self, listing: ToolList) -> Iterator[LintFinding]:
+        """Yield the list's notes of this rule."""
         for note in listing.protocol_notes:
             if note.rule != self.id:
                 continue
@@ -56,39 +55,39 @@ class _ProtocolNoteValidator(ToolValidator):
                 file=listing.file,
                 line=note.line,
                 pointer=note.pointer,
-                server=listing.server,
+                server=note.server or listing.server,
                 tool=None,
                 message=note.message,
                 hint=note.hint,
-                fingerprint=fingerprint(self.id, listing.server_name, "", where),
+                fingerprint=fingerprint(self.id, note.server or listing.server_name, "", where),
             )
 
 
-class ProtocolVersionUnknown(_ProtocolNoteValidator):
+class ProtocolVersionUnknown(ListingNoteValidator):
     """A declared protocol version that is not in :data:`monitor.models.PROTOCOL_VERSIONS`."""
 
     id = "protocol-version-unknown"
 
 
-class MethodNotInProtocol(_ProtocolNoteValidator):
+class MethodNotInProtocol(ListingNoteValidator):
     """A method the traffic's protocol version removed (``initialize``, ``ping``... under 2026-07-28)."""
 
     id = "method-not-in-protocol"
 
 
-class SessionIdInSessionlessProtocol(_ProtocolNoteValidator):
+class SessionIdInSessionlessProtocol(ListingNoteValidator):
     """A protocol session id (``Mcp-Session-Id``) in traffic of a version without protocol sessions."""
 
     id = "session-id-in-sessionless-protocol"
 
 
-class RequestMetaMissing(_ProtocolNoteValidator):
+class RequestMetaMissing(ListingNoteValidator):
     """A 2026-07-28 request without its protocol version or client capabilities in ``params._meta``."""
 
     id = "request-meta-missing"
 
 
-class ResultTypeMissing(_ProtocolNoteValidator):
+class ResultTypeMissing(ListingNoteValidator):
     """A 2026-07-28 result without ``resultType``."""
 
     id = "result-type-missing"

@@ -22,6 +22,11 @@ class Action(RankedStrEnum):
     ``confirm``, since a reviewed record is missing whatever the call's arguments; less strict than ``deny``."""
     DENY = "deny"
 
+    @property
+    def asked_as(self) -> Action:
+        """What a host does with it: ``review`` is asked about as ``confirm`` is; the others are themselves."""
+        return Action.CONFIRM if self is Action.REVIEW else self
+
 
 class Level(RankedStrEnum):
     """How far a session (or the call that got it there) has gone towards the trifecta; ``rank`` orders

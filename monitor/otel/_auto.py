@@ -39,19 +39,19 @@ CONFIGURATOR_NAME = "trifecta"
 _CONFIGURATOR_VARIABLE = "OTEL_PYTHON_CONFIGURATOR"
 
 _lock = threading.Lock()
-_installed: list[TrifectaSpanProcessor] = []  # at most one: the processor the hooks installed
+_attempts: list[TrifectaSpanProcessor | None] = []  # at most one: what the first hook to try installed
 
 
 def install_once() -> TrifectaSpanProcessor | None:
-    """Install the processor from the environment unless a hook of this process already did (never raises)."""
+    """Install the processor from the environment unless a hook of this process already tried (never raises):
+    the environment is the same for both hooks, so a failure is logged once."""
     with _lock:
-        if _installed:
-            return _installed[0]
+        if _attempts:
+            return _attempts[0]
         from monitor.otel._env import install_processor  # the processor is imported only when it is wanted
 
         processor = install_processor()
-        if processor is not None:
-            _installed.append(processor)
+        _attempts.append(processor)
         return processor
 
 

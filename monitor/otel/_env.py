@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,18 +72,9 @@ ENVIRONMENT_VARIABLES: tuple[EnvironmentVariable, ...] = (
 """Every variable :func:`read_processor_options` and the auto-instrumentation hooks read, in documented order."""
 
 _BY_NAME = {variable.name: variable for variable in ENVIRONMENT_VARIABLES}
-# option keyword -> variable
-_INTEGERS = {
-    "max_spans": "TRIFECTA_MAX_SPANS",
-    "max_sessions": "TRIFECTA_MAX_SESSIONS",
-    "max_queue_bytes": "TRIFECTA_MAX_QUEUE_BYTES",
-    "max_engine_bytes": "TRIFECTA_MAX_ENGINE_BYTES",
-}
-_SECONDS = {
-    "span_ttl": "TRIFECTA_SPAN_TTL",
-    "session_ttl": "TRIFECTA_SESSION_TTL",
-    "check_timeout": "TRIFECTA_CHECK_TIMEOUT",
-}
+# option keyword -> variable, for the options read as numbers
+_INTEGERS = {v.option: v.name for v in ENVIRONMENT_VARIABLES if v.accepts.startswith("a positive integer")}
+_SECONDS = {v.option: v.name for v in ENVIRONMENT_VARIABLES if v.accepts == "positive seconds"}
 
 
 def _fail(name: str, value: str) -> ValueError:
@@ -125,7 +117,7 @@ def _seconds(environ: Mapping[str, str], name: str) -> float | None:
         number = float(value)
     except ValueError:
         raise _fail(name, value) from None
-    if not number > 0 or number == float("inf"):
+    if not 0 < number <= threading.TIMEOUT_MAX:  # a longer wait cannot be asked of a thread
         raise _fail(name, value)
     return number
 

@@ -192,9 +192,10 @@ class SessionLinks:
         span_context = span.get_span_context()
         link = self._find(span_context.span_id) if span_context.is_valid else None
         session = link[0] if link is not None else None
+        attributes = getattr(span, "attributes", None)
+        attributes = attributes if isinstance(attributes, Mapping) else None
         if session is None:
-            attributes = getattr(span, "attributes", None)
-            session = read_session_key(attributes) if isinstance(attributes, Mapping) else None
+            session = read_session_key(attributes) if attributes is not None else None
         if session is None:
             session = _read_baggage_session(context)
         parent_id = _get_parent_id(span)
@@ -203,7 +204,7 @@ class SessionLinks:
             if parent_link is not None:
                 session = parent_link[0]
             elif span_context.is_valid:
-                session = _resolve_fallback_session(span)
+                session = _resolve_fallback_session(span, attributes)
             else:
                 session = "unknown"
         own_span = span_context.span_id if link is not None and link[3] else 0

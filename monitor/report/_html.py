@@ -136,7 +136,7 @@ class HtmlReportWriter:
                 level=report.level.value,
                 legs=_legs(report.legs),
                 calls=len(calls),
-                confirm=sum(c.decision.action in (Action.CONFIRM, Action.REVIEW) for c in calls),
+                confirm=sum(c.decision.action.asked_as is Action.CONFIRM for c in calls),
                 deny=sum(c.decision.action is Action.DENY for c in calls),
                 alerts=len(report.alerts),
                 session_id=_cut(report.session_id, _MAX_ID_CHARS),
@@ -290,15 +290,12 @@ def render_session_section(report: SessionReport, seq: int, texts: SessionTexts,
     return "".join(parts)
 
 
-_ROW_CLASS = {Action.REVIEW: "confirm"}  # review is asked about, as confirm is
-
-
 def _timeline(report: SessionReport, path: set[str], limits: HtmlLimits) -> str:
     rows = []
     for call in report.calls[: limits.max_calls]:
         decision = call.decision
         mark = " ◆" if call.call_id in path else ""
-        row_class = _ROW_CLASS.get(decision.action, decision.action.value)
+        row_class = decision.action.asked_as.value
         rows.append(
             f'<tr class="act-{row_class}"><td class="num">{call.index}{mark}</td>'
             f"<td>{_e(_cut(call.tool, 120))}</td><td>{_e(_cut(call.server, 120))}</td><td>{_legs(call.legs)}</td>"

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from monitor.models import Leg, SessionReport
+from monitor.models import Action, Leg, SessionReport
 
 MAX_GRAPH_CALLS = 40
 """Calls drawn per session; the others are counted under the drawing."""
@@ -27,6 +27,8 @@ LEG_CLASS = {
     Leg.UNTRUSTED_CONTENT.value: "leg-u",
     Leg.EXTERNAL_COMMUNICATION.value: "leg-x",
 }
+
+_ACTIONS = {action.value: action for action in Action}
 
 
 def _short(text: str) -> str:
@@ -156,8 +158,8 @@ def _nodes(graph: Any, pos: dict[str, tuple[float, float]], highlighted: set[str
         if kind == "call":
             label = f"#{data.get('index', '')} {_call_label(graph, node)}"
             action = str(data.get("action", ""))
-            shown = "confirm" if action == "review" else action  # review is asked about, as confirm is
-            css = f"node call act-{shown if shown in ('allow', 'confirm', 'deny') else 'allow'}"
+            shown = _ACTIONS[action].asked_as.value if action in _ACTIONS else "allow"
+            css = f"node call act-{shown}"
             css += " path" if node in highlighted else ""
             title = f"{node[5:]} · {action} · {data.get('level', '')}"
         elif kind == "leg":

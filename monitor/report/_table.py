@@ -104,7 +104,7 @@ class TableWriter:
                 Text(report.level.value, style=LEVEL_STYLE[report.level]),
                 Text(format_leg_letters(report.legs)),
                 Text(str(len(report.calls))),
-                Text(str(actions.count(Action.CONFIRM) + actions.count(Action.REVIEW))),
+                Text(str(sum(a.asked_as is Action.CONFIRM for a in actions))),
                 Text(str(actions.count(Action.DENY))),
                 Text(raised_by),
                 Text(source if self._wide else shorten_source(source)),

@@ -8,9 +8,9 @@ cluster's workers need the input files at the same paths (docs/scale.md).
 """
 
 from monitor.scale._dask import analyze_with_dask, find_dask, parse_scheduler
-from monitor.scale._engine import CaughtWarning, EngineSpec, PartResult, analyze_part
+from monitor.scale._engine import CaughtWarning, EngineSpec, PartResult, analyze_part, count_cores
 from monitor.scale._processes import analyze_in_processes
-from monitor.scale._run import analyze_paths, count_cores
+from monitor.scale._run import analyze_paths
 
 __all__ = [
     "CaughtWarning",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -21,7 +20,15 @@ from monitor.analysis import AnalysisProgress
 from monitor.errors import InputError
 from monitor.ingest import InputFormat, InputPart, partition_inputs
 from monitor.models import RecordError, SessionReport
-from monitor.scale._engine import EngineSpec, Merger, PartResult, analyze_part, describe_exception, fail_part
+from monitor.scale._engine import (
+    EngineSpec,
+    Merger,
+    PartResult,
+    analyze_part,
+    count_cores,
+    describe_exception,
+    fail_part,
+)
 
 WINDOW_PER_WORKER = 4
 """Parts in flight per worker thread of the cluster."""
@@ -34,7 +41,7 @@ def parse_scheduler(value: str) -> tuple[str | None, int]:
     if value == LOCAL or value.startswith(LOCAL + ":"):
         count = value[len(LOCAL) + 1 :]
         if not count:
-            return None, max(1, getattr(os, "process_cpu_count", os.cpu_count)() or 1)
+            return None, count_cores()
         if not count.isdigit() or int(count) < 1:
             raise InputError("--dask", f"local:N takes a number of workers of at least 1, not {count!r}")
         return None, int(count)

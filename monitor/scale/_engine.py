@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import sys
 import warnings
 from collections.abc import Iterator
@@ -18,6 +19,19 @@ from monitor.models import Posture, RecordError, SessionReport
 from monitor.session import SessionMonitor
 
 _MONITOR_LOGGER = "monitor"
+
+
+def count_cores() -> int:
+    """Return the number of cores this process may run on (the default of ``--jobs`` and of ``--dask local``):
+    its CPU affinity where the system has one (a container's cpuset), else the machine's cores."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if counter is not None:
+        count = counter()
+    elif hasattr(os, "sched_getaffinity"):
+        count = len(os.sched_getaffinity(0))
+    else:
+        count = os.cpu_count()
+    return max(1, count or 1)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -14,12 +13,6 @@ from monitor.scale._engine import EngineSpec
 from monitor.scale._processes import analyze_in_processes
 
 _STDIN = "-"  # the path read_inputs reads standard input from
-
-
-def count_cores() -> int:
-    """Return the number of cores this process may run on (the default of ``--jobs``)."""
-    count = getattr(os, "process_cpu_count", os.cpu_count)()
-    return max(1, count or 1)
 
 
 def analyze_paths(

@@ -9,10 +9,13 @@ session's level: they only answer the ``approval-required`` rule.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
 from collections import OrderedDict
 from typing import Any
+
+_UNHASHABLE = itertools.count()
 
 MAX_APPROVALS = 1024
 """The most approvals one session keeps; recording one more forgets the oldest."""
@@ -24,7 +27,7 @@ def hash_arguments(arguments: Any) -> str:
     try:
         text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     except (ValueError, TypeError, RecursionError):
-        return f"unhashable:{id(arguments)}:{threading.get_ident()}"
+        return f"unhashable:{next(_UNHASHABLE)}"
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -43,12 +43,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from monitor.classify import (
-    Classifier,
-    classify_effects,
-    label_result,
-    load_builtin_rules,
-)
+from monitor.classify import Classifier, apply_labels, classify_effects, load_builtin_rules, read_result_labels
 from monitor.decide import CallFacts, Policy, Scope, decide, decide_on_monitor_error
 from monitor.evidence import (
     ContentIndex,
@@ -62,6 +57,7 @@ from monitor.evidence import (
 )
 from monitor.models import (
     ALL_LEGS,
+    Action,
     AlertKind,
     AlertRaised,
     AssistantMessage,
@@ -109,7 +105,7 @@ from monitor.session._facts import (
     uploaded_files,
     verbatim_paths,
 )
-from monitor.session._reviewed import gather_reviewed_facts
+from monitor.session._reviewed import gather_reviewed_facts, remember_attempt
 from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
 from monitor.types import AlertSink, OverrideSource
 
@@ -454,7 +450,7 @@ class SessionMonitor:
         classified = self.classifier.classify(context)
         legs_call = classified.classification.legs
         legs_before = frozenset(state.legs)
-        unique_id = self._unique_call_id(state, call_id, index)
+        unique_id = state.unique_call_id(call_id, index)
         labelled: list[LabelledDestination] = []
         embedded_hosts: list[LabelledDestination] = []
         embedded_leaks: tuple[FragmentMatch, ...] = ()
@@ -507,8 +503,11 @@ class SessionMonitor:
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
             steered.update(source for source in unexamined_sources if source in state.steered)
+        reviewed, attempt = gather_reviewed_facts(
+            state, self.policy, self.rules, context, classified, examined, args_cut
+        )
         facts = CallFacts(
-            **gather_reviewed_facts(state, self.policy, self.rules, context, classified, unique_id),
+            **reviewed,
             level_before=level_before,
             annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
@@ -533,6 +532,7 @@ class SessionMonitor:
             unexamined_sources=unexamined_sources,
         )
         decision = note_call_id(decide(self.policy, facts), call_id)
+        remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)
         if examined:
             if Leg.UNTRUSTED_CONTENT in legs_before:
                 source = state.index.find_steering(examined)
@@ -552,10 +552,6 @@ class SessionMonitor:
         alert_on_decision(state, decision, backed_legs(classified.classification))
         return decision
 
-    @staticmethod
-    def _unique_call_id(state: SessionState, call_id: str | None, index: int) -> str:
-        return call_id if call_id and call_id not in state.by_id else f"{call_id or 'call'}#{index}"
-
     def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> bool:
         """Index the result of the oldest unanswered call with this id, then let its legs into the context.
         Returns False when no call waits for the id."""
@@ -568,8 +564,10 @@ class SessionMonitor:
         record.answered, record.failed = True, is_error
         if record.arguments:
             state.index.add_place(record.call_id, record.arguments)
-        trusted = self.classifier.trust_of_tool(state.tools, record.server, record.tool)
-        labelled = label_result(record.classification, result, trusted)
+        labels = read_result_labels(result)
+        # The server's trust matters only to labels (a result without any is the common case).
+        trusted = bool(labels.labels) and self.classifier.trust_of_tool(state.tools, record.server, record.tool)
+        labelled = apply_labels(record.classification, labels, trusted)
         if labelled.classification is not record.classification:
             record.classification = labelled.classification
             self._add_available(state, record.classification.legs, record.call_id)

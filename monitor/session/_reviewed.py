@@ -9,7 +9,7 @@ from typing import Any
 
 from monitor.classify import CallClassification, RuleSet, classify_effects
 from monitor.decide import Policy, PolicyMode
-from monitor.evidence import bound_arguments, extract_destinations
+from monitor.evidence import extract_destinations
 from monitor.models import Leg, ToolContext
 from monitor.session._approvals import hash_arguments
 from monitor.session._state import SessionState
@@ -25,39 +25,38 @@ def gather_reviewed_facts(
     rules: OverrideSource | None,
     context: ToolContext,
     classified: CallClassification,
-    call_id: str,
-) -> dict[str, Any]:
-    """Return the ``reviewed-only`` fields of a call's :class:`~monitor.decide.CallFacts`. Uses the approval that
-    covers the call (a single-use one is then gone) and remembers the call as the latest attempt of its kind.
+    examined: dict[str, Any] | None,
+    cut: bool,
+) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
+    """Return the ``reviewed-only`` fields of a call's :class:`~monitor.decide.CallFacts`, and the key of the call
+    as an attempt of a write (None for a read). Uses the approval that covers the call (a single-use one is then
+    gone). ``examined`` and ``cut`` are the call's arguments as the engine examined them (None: not recorded).
     Under any other policy: no fields, and the session is left as it is."""
     if policy.mode is not PolicyMode.REVIEWED_ONLY:
-        return {}
-    server, tool, args = context.server, context.name, context.arguments
+        return {}, None
+    server, tool = context.server, context.name
     entry = None
     if classified.rule_ids and isinstance(rules, RuleSet):
         found = rules.find(server, tool)
         entry = found[1] if found is not None else None
     writes = _writes(context, classified, entry.read_only if entry is not None else None)
-    digest = hash_arguments(args)
-    approved = writes and state.approvals.take(server, tool, digest)
-    retry_of = None
+    approved, retry_of, key = False, None, None
     if writes:
-        key = (server, tool, digest)
-        earlier = state.by_id.get(state.attempts.pop(key, ""))
+        key = (server, tool, hash_arguments(context.arguments))
+        approved = state.approvals.take(*key)
+        earlier = state.by_id.get(state.attempts.get(key, ""))
         if earlier is not None and (not earlier.answered or earlier.failed) and not (entry and entry.retry == "safe"):
             retry_of = earlier.call_id
-        state.attempts[key] = call_id
-        while len(state.attempts) > MAX_ATTEMPTS:
-            del state.attempts[next(iter(state.attempts))]
     scope = state.scope if state.scope is not None else policy.scope
     outside: tuple[str, ...] = ()
     if scope is not None:
-        examined, cut = bound_arguments(args) if args is not None else (None, True)
-        destinations = extract_destinations(examined, classified.destinations) if examined else []
+        # Destinations are read only for a scope that lists them.
+        by_destination = scope.destinations is not None
+        destinations = extract_destinations(examined, classified.destinations) if by_destination and examined else []
         outside = scope.find_outside(server, tool, destinations)
-        if cut and scope.destinations is not None:  # what was not examined counts against the call
+        if by_destination and (cut or context.arguments is None):  # what was not examined counts against the call
             outside = (*outside, "destinations in arguments that could not all be examined")
-    return {
+    fields = {
         "reviewed": bool(classified.rule_ids),
         "writes": writes,
         "approved": approved,
@@ -65,6 +64,32 @@ def gather_reviewed_facts(
         "outside_scope": outside,
         "review_requested": _requests_review(context),
     }
+    return fields, key
+
+
+def remember_attempt(state: SessionState, key: tuple[str, str, str] | None, call_id: str, denied: bool) -> None:
+    """Remember a write as the latest attempt of its kind (server, tool, arguments), for the retry rule. A denied
+    call never ran: the earlier attempt, if any, stays the latest."""
+    if key is None or denied:
+        return
+    state.attempts.pop(key, None)
+    state.attempts[key] = call_id
+    while len(state.attempts) > MAX_ATTEMPTS:
+        del state.attempts[next(iter(state.attempts))]
+
+
+def _writes(context: ToolContext, classified: CallClassification, read_only: bool | None) -> bool:
+    """A call writes unless its reviewed rule says it only reads, or (the rule silent) its annotations say
+    ``readOnlyHint: true`` and it has no destructive, privileged or code-execution effect. Either way, a call
+    that sends out (an ``external_communication`` leg, e.g. a read of a remote share) writes."""
+    if Leg.EXTERNAL_COMMUNICATION in classified.classification.legs or read_only is False:
+        return True
+    if read_only:
+        return False
+    annotations = context.definition.annotations if context.definition is not None else None
+    if annotations is None or annotations.readOnlyHint is not True:
+        return True
+    return bool(classify_effects(context))
 
 
 def _requests_review(context: ToolContext) -> bool:
@@ -74,14 +99,3 @@ def _requests_review(context: ToolContext) -> bool:
     if not isinstance(metadata, dict) or "requiresReview" not in metadata:
         return False
     return metadata["requiresReview"] is not False
-
-
-def _writes(context: ToolContext, classified: CallClassification, read_only: bool | None) -> bool:
-    """A call writes unless its reviewed rule says it only reads, or (the rule silent) its annotations say
-    ``readOnlyHint: true`` and it neither sends out nor has a destructive, privileged or code-execution effect."""
-    if read_only is not None:
-        return not read_only
-    annotations = context.definition.annotations if context.definition is not None else None
-    if annotations is None or annotations.readOnlyHint is not True:
-        return True
-    return Leg.EXTERNAL_COMMUNICATION in classified.classification.legs or bool(classify_effects(context))

@@ -130,6 +130,10 @@ class SessionState:
     scope: Scope | None = None
     attempts: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
+    def unique_call_id(self, call_id: str | None, index: int) -> str:
+        """The id a new call is known by: the host's, unless the session already has a call with it."""
+        return call_id if call_id and call_id not in self.by_id else f"{call_id or 'call'}#{index}"
+
     def add_call(self, record: CallRecord) -> None:
         """Append a decided call (its id is unique in the session)."""
         self.calls.append(record)

@@ -25,7 +25,6 @@ from monitor.spans._assembly import (
 )
 from monitor.spans._facts import (
     PROTOCOL_SESSION_KEY,
-    SERVER_NAME_KEYS,
     SESSION_KEYS,
     UNKNOWN_SERVER,
     ParseCache,
@@ -93,7 +92,6 @@ from monitor.spans._semconv import (
     MCP_TOOL_RESULT_CONTENT,
     MCP_TOOLS_CALL,
     SERVER_ADDRESS,
-    SERVER_PORT,
 )
 from monitor.spans._streaming import (
     DEFAULT_MAX_BUFFERED_BYTES,
@@ -160,8 +158,6 @@ __all__ = [
     "PROTOCOL_SESSION_KEY",
     "ParseCache",
     "SERVER_ADDRESS",
-    "SERVER_NAME_KEYS",
-    "SERVER_PORT",
     "SESSION_ID",
     "SESSION_KEYS",
     "SpanAssembler",

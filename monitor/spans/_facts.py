@@ -36,12 +36,6 @@ PROTOCOL_SESSION_KEY = semconv.MCP_SESSION_ID
 conversation (:data:`SESSION_KEYS`), and never for a peer of a protocol version without protocol sessions
 (``mcp.protocol.version`` 2026-07-28 or later)."""
 
-SERVER_NAME_KEYS = (semconv.MCP_SERVER_NAME, traceloop.TRACELOOP_WORKFLOW_NAME, semconv.SERVER_ADDRESS)
-"""The attributes that name a tool span's server, in precedence order: ``mcp.server.name`` (the early MCP
-draft, as Sentry writes it), a Traceloop ``traceloop.workflow.name`` of the form ``<server>.mcp``, then, after
-the ``mcp__<server>__<tool>`` form of the tool name, ``server.address`` (the OpenTelemetry MCP conventions;
-``server.port`` is not part of the name). The GenAI execute-tool span and OpenInference define none."""
-
 UNKNOWN_SERVER = "unknown"
 """The server of a tool call whose spans name none."""
 

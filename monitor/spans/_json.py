@@ -52,6 +52,7 @@ _SPACES: dict[bool, tuple[Any, ...]] = {False: (b" ", b"\t", b"\r", b"\n"), True
 _LARGE_MEASURE = 4096
 """A record this long (bytes or characters, as written) is measured from its ``orjson`` text, not walked."""
 _DEEP_LINE = b"\n" + b" " * (2 * MAX_JSON_DEPTH)
+_COLON_STRING = re.compile(rb'\n *":')
 ABRIDGED = "\n…\n"
 """What stands for the middle left out of a string decoded with ``abridge``."""
 _NOT_AN_END = frozenset(b"\\u0123456789abcdefABCDEF") | frozenset(range(0x80, 0x100))
@@ -334,6 +335,9 @@ def _measure_large(value: dict[str, Any] | list[Any]) -> tuple[int, int] | None:
         return None
     if b"\\\\" in text:
         text = text.replace(b"\\\\", b"")
+    if b'": ":' in text or _COLON_STRING.search(text):
+        # A string that starts with a colon opens with the same two bytes as a key's end: walk instead.
+        return None
     return text.count(b'":') - text.count(b'\\":'), MAX_JSON_DEPTH
 
 

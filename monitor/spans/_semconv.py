@@ -48,4 +48,3 @@ MCP_TOOL_RESULT_CONTENT = "mcp.tool.result.content"  # the tool's result content
 
 ERROR_TYPE = "error.type"  # error.md: the class of error an operation ended with
 SERVER_ADDRESS = "server.address"  # server.md: the server's domain name or address (MCP client spans)
-SERVER_PORT = "server.port"  # server.md: the server's port, with server.address (not part of the server name)

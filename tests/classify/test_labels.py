@@ -113,6 +113,9 @@ def test_github_ifc_private_readers_are_private_data_and_a_private_place() -> No
     # A large team is still a reader set: private data, read within the bound, and no unreadable label.
     team = read_result_labels(_result({"ifc": {"confidentiality": [f"user{i}" for i in range(10_000)]}}))
     assert not team.incomplete and len(team.labels[0].readers) == 64
+    # Every entry is checked, not only the logins kept: a junk reader past them makes the label unreadable.
+    junk = read_result_labels(_result({"ifc": {"integrity": "trusted", "confidentiality": ["a"] * 64 + [5]}}))
+    assert junk.incomplete and junk.lowered_legs() == frozenset()
     assert private.key == "_meta.ifc.confidentiality"
     trusted = apply_labels(DEFAULT, labels, True)
     assert trusted.classification.legs == {P, X}  # integrity trusted: no untrusted content from this result
@@ -151,9 +154,8 @@ def test_malformed_labels_count_against_the_call() -> None:
         for meta in ({"ifc": junk}, {TA: junk}, {TA: {"untrusted": junk, "sensitive": junk}}, junk):
             result = _result(meta)
             labels = read_result_labels(result)
-            assert _legs(result, trusted=True) >= HEURISTIC_P.legs - labels.lowered_legs()
-            if labels.incomplete:
-                assert labels.lowered_legs() == frozenset()
+            assert labels.lowered_legs() == frozenset()
+            assert _legs(result, trusted=True) >= HEURISTIC_P.legs
     assert read_result_labels(_result({"ifc": {"integrity": "mostly"}})).added_legs().keys() == {U}
     assert read_result_labels(_result({"ifc": {"confidentiality": ["public", "eve"]}})).added_legs().keys() == {P}
     assert read_result_labels(_result({TA: {"sensitive": "yes"}})).added_legs().keys() == {P}

@@ -3,7 +3,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.classify._engine import Classifier, classify_result_hints
+from monitor.classify import read_result_labels
+from monitor.classify._engine import Classifier
 from monitor.classify._heuristics import HEURISTICS, match_heuristics
 from monitor.models import ToolContext
 from monitor.models._legs import ALL_LEGS, Leg, LegSource, Posture
@@ -76,11 +77,11 @@ def test_strict_posture_still_takes_trusted_open_world_false() -> None:
 
 
 def test_result_hints_only_add() -> None:
-    hints = classify_result_hints({"content": [], "_meta": {"privateHint": True, "openWorldHint": False}})
+    hints = read_result_labels({"content": [], "_meta": {"privateHint": True, "openWorldHint": False}}).added_legs()
     assert set(hints) == {P}
     assert hints[P].source is LegSource.RESULT_HINT
-    assert classify_result_hints({"annotations": {"maliciousActivityHint": True}}).keys() == {U}
-    assert classify_result_hints("plain text") == {}
+    assert read_result_labels({"annotations": {"maliciousActivityHint": True}}).added_legs().keys() == {U}
+    assert read_result_labels("plain text").added_legs() == {}
 
 
 def test_a_read_only_name_drops_the_default_x_but_not_an_annotated_one() -> None:

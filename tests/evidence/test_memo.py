@@ -9,7 +9,7 @@ from monitor import SessionMonitor
 from monitor.analysis import analyze_records
 from monitor.evidence import _content, _destinations, _fingerprints, _paraphrase, clear_text_memos, count_memo_entries
 from monitor.evidence._fingerprints import FragmentIndex
-from monitor.evidence._memo import memoize_text
+from monitor.evidence._memo import ITEM_COST, memoize_text
 from monitor.ingest import read_inputs
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*/*.jsonl"))
@@ -42,13 +42,26 @@ def test_a_memo_keeps_short_texts_within_its_budget_and_works_out_long_ones_each
     for text in ("c", "d", "e", "f", "g"):
         shout(text, "")
     # Four characters of text at most: the least recently used went first.
-    assert (shout.cache_size(), shout.cache_chars()) == (4, 4)
+    assert (shout.cache_size(), shout.cache_units()) == (4, 4)
     calls.clear()
     shout("d", "")  # used again: now the most recently used
     shout("h", "")  # "e" goes, not "d"
     shout("d", "")
     shout("e", "")
     assert calls == ["h", "e"]
+
+
+def test_a_result_of_many_items_costs_its_items_too() -> None:
+    """A short text can yield many fingerprints or facts: the budget counts what is kept, not only the text."""
+
+    @memoize_text(chars=100, budget=ITEM_COST * 10)
+    def letters(text: str) -> tuple[str, ...]:
+        return tuple(text)
+
+    letters("abcdefgh")  # 8 characters and 8 items
+    assert letters.cache_units() == 8 + 8 * ITEM_COST
+    letters("ijk")  # 3 + 3 * 64 more: over the budget, the oldest goes
+    assert letters.cache_size() == 1 and letters.cache_units() == 3 + 3 * ITEM_COST
 
 
 def test_the_same_value_under_another_key_is_read_for_that_key() -> None:

@@ -123,3 +123,27 @@ def test_a_call_outside_the_scope_file_is_denied_by_the_hook_and_install_passes_
     assert done.returncode == 0, done.stderr
     command = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
     assert f"--scope {scope}" in command["command"]
+
+
+def test_install_refuses_a_scope_it_cannot_read_or_without_the_policy(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("servers: [notes]\ntools: 7\n")
+    good = tmp_path / "scope.yaml"
+    good.write_text("servers: [notes]\n")
+    install = [sys.executable, "-m", "monitor", "install", "claude-code", "--project", str(tmp_path), "--dry-run"]
+    refused = subprocess.run(
+        [*install, "--policy", "reviewed-only", "--scope", str(bad)], capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and f"{bad}:2: tools" in refused.stderr
+    alone = subprocess.run([*install, "--scope", str(good)], capture_output=True, text=True, check=False)
+    assert alone.returncode == 2 and "--policy reviewed-only" in alone.stderr
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_the_hook_refuses_a_scope_without_the_policy(tmp_path: Path, state_dir: Path) -> None:
+    scope = tmp_path / "scope.yaml"
+    scope.write_text("servers: [notes]\n")
+    payload = pre_tool_use("scope-3", "Read", {"file_path": "/home/u/p/README.md"}, "toolu_20")
+    output = run_hook(state_dir, payload, "--scope", str(scope))["hookSpecificOutput"]
+    assert output["permissionDecision"] == "ask"
+    assert "--scope applies with --policy reviewed-only" in output["permissionDecisionReason"]

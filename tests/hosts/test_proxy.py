@@ -19,9 +19,8 @@ import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.client import Client
+from support.proxy_notes import SERVER, Asker, proxy_params, text_of, tools_that_ran
 
-HERE = Path(__file__).resolve().parent
-SERVER = HERE / "proxy_servers" / "notes_server.py"
 PAGE_URL = "https://supplier.example/portal"
 ATTACKER = "audit-desk@collector-mail.example"
 NOTE = (
@@ -30,46 +29,11 @@ NOTE = (
 )
 
 
-def proxy_params(tmp_path: Path, *options: str) -> StdioServerParameters:
-    """``python -m monitor proxy OPTIONS -- python notes_server.py CALLS`` (the full environment passed on)."""
-    server = [sys.executable, str(SERVER), str(tmp_path / "calls.jsonl")]
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "monitor", "proxy", *options, "--", *server],
-        env=dict(os.environ),
-        cwd=str(tmp_path),
-    )
-
-
 def direct_params(tmp_path: Path) -> StdioServerParameters:
     """The same server without the proxy."""
     return StdioServerParameters(
         command=sys.executable, args=[str(SERVER), str(tmp_path / "direct-calls.jsonl")], cwd=str(tmp_path)
     )
-
-
-def tools_that_ran(tmp_path: Path) -> list[str]:
-    """The tools the server ran, in order."""
-    calls = tmp_path / "calls.jsonl"
-    if not calls.exists():
-        return []
-    return [json.loads(line)["tool"] for line in calls.read_text(encoding="utf-8").splitlines()]
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-class Asker:
-    """An elicitation callback that records each question and gives one answer."""
-
-    def __init__(self, answer: types.ElicitResult) -> None:
-        self.answer = answer
-        self.questions: list[dict[str, Any]] = []
-
-    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
-        self.questions.append(params.model_dump(by_alias=True, exclude_none=True))
-        return self.answer
 
 
 ACCEPT = types.ElicitResult(action="accept", content={"accept": True})

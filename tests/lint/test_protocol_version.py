@@ -132,3 +132,28 @@ def test_annotations_need_2025_03_26_exactly(tmp_path: Path) -> None:
     assert "annotations-unsupported-protocol" not in ids(lint_tools(tmp_path, *TOOLS, version="2025-03-26"))
     assert "annotations-unsupported-protocol" in ids(lint_tools(tmp_path, *TOOLS, version="2025-03-25"))
     assert "annotations-unsupported-protocol" in ids(lint_tools(tmp_path, *TOOLS, version="2024-10-07"))
+
+
+def test_a_server_without_tools_still_gets_its_protocol_findings(tmp_path: Path) -> None:
+    """A 2026-07-28 ``tools/list`` answered with no tools, a ``ping`` (removed in 2026-07-28) and a call result
+    without ``resultType``: the findings do not need a tool to hang on."""
+    log = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": []}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": META}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "x", "arguments": {}, "_meta": META}},
+        {"jsonrpc": "2.0", "id": 3, "result": {"content": []}},
+    ]
+    found = {(f.id, f.line) for f in protocol_findings(write_log(tmp_path, log))}
+    assert found == {("method-not-in-protocol", 3), ("result-type-missing", 5)}
+
+
+def test_each_finding_names_the_server_whose_traffic_broke_the_rule(tmp_path: Path) -> None:
+    """Two servers in one wrapped log: ``notes`` lists its tools cleanly, ``mail`` lists none and sends a
+    ``ping``; the finding is the mail server's, though only the notes server has a tool list."""
+    lines = [{"server": "notes", "message": m} for m in clean_2026_log()]
+    lines.append(
+        {"server": "mail", "message": {"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"_meta": META}}}
+    )
+    (finding,) = protocol_findings(write_log(tmp_path, lines))
+    assert (finding.id, finding.server, finding.line) == ("method-not-in-protocol", "mail", 5)

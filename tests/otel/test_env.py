@@ -29,6 +29,7 @@ from monitor.otel import (
     install_processor,
     read_processor_options,
 )
+from monitor.otel._config import ProcessorConfig
 
 EVERY_OPTION = {
     "TRIFECTA_POSTURE": "STRICT",
@@ -103,8 +104,18 @@ def test_every_documented_variable_is_read(tmp_path: Path) -> None:
     read = set(EVERY_OPTION) | {"TRIFECTA_ENABLED", "TRIFECTA_RULES", "TRIFECTA_BUILTIN_RULES"}
     assert documented == read
     table = (Path(__file__).parents[2] / "docs" / "otel.md").read_text(encoding="utf-8")
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")
+        for line in table.splitlines()
+        if line.startswith("| `TRIFECTA_")
+    }
+    config = ProcessorConfig()
     for variable in ENVIRONMENT_VARIABLES:
-        assert f"| `{variable.name}` |" in table, variable.name
+        row = rows[variable.name]
+        assert variable.default in row[4], (variable.name, row[4])  # the documented default is the one read
+        default = getattr(config, variable.option, None)
+        if isinstance(default, int | float) and not isinstance(default, bool):
+            assert float(variable.default) == default, variable.name  # and the processor's own
 
 
 @pytest.mark.parametrize(
@@ -122,6 +133,7 @@ def test_every_documented_variable_is_read(tmp_path: Path) -> None:
         ("TRIFECTA_SPAN_TTL", "-1", "positive seconds"),
         ("TRIFECTA_SESSION_TTL", "nan", "positive seconds"),
         ("TRIFECTA_CHECK_TIMEOUT", "soon", "positive seconds"),
+        ("TRIFECTA_CHECK_TIMEOUT", "1e10", "positive seconds"),
         ("TRIFECTA_ENGINE_NICENESS", "20", "an integer from 0 to 19"),
         ("TRIFECTA_ENFORCE", "yes", "true, false"),
         ("TRIFECTA_GUARDRAIL_ATTRIBUTES", "1", "true, false"),
@@ -199,3 +211,19 @@ def test_alerts_go_to_the_global_logger_provider_when_none_is_given(monkeypatch:
         assert "exfiltration" in kinds
     finally:
         provider.shutdown()
+
+
+def test_both_hooks_try_once_so_a_bad_value_is_logged_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The configurator and the post-instrument hook read the same environment: the second asks no more."""
+    from monitor.otel import _auto
+
+    monkeypatch.setattr(_auto, "_attempts", [])
+    monkeypatch.setenv("TRIFECTA_SESSION_TTL", "an hour")
+    with caplog.at_level("ERROR", logger="monitor.otel"):
+        assert _auto.install_once() is None
+        assert _auto.install_once() is None
+    assert [r.getMessage() for r in caplog.records].count(
+        "trifecta-monitor: not installed: TRIFECTA_SESSION_TTL='an hour' is not valid: expected positive seconds"
+    ) == 1

@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "otel" / "github_incident.py"
 INSTRUMENT = Path(sys.executable).parent / "opentelemetry-instrument"
 SESSION = "conv_trifecta_zero_code"
 
-pytestmark = pytest.mark.skipif(not INSTRUMENT.exists(), reason="opentelemetry-instrument is not installed")
+
+def test_opentelemetry_instrument_is_installed_with_the_test_extra() -> None:
+    assert INSTRUMENT.exists(), f"{INSTRUMENT} is missing: install the project with '.[test]' (or '.[otel]')"
 
 
 def run_instrumented(**variables: str) -> tuple[list[dict[str, Any]], str]:

@@ -98,3 +98,15 @@ def test_a_warning_raised_in_every_worker_is_shown_once(monkeypatch: pytest.Monk
         list(analyze_in_processes(paths, InputFormat.AUTO, EngineSpec(), 2, start_method="fork"))
 
     assert [str(w.message) for w in caught if w.category is MonitorWarning] == ["the same warning from every part"]
+
+
+def test_the_default_number_of_workers_follows_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a cpuset (a container, a CI runner) the machine has more cores than the process may use."""
+    import os
+
+    from monitor.scale import count_cores
+
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert count_cores() == 1

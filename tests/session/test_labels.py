@@ -41,7 +41,9 @@ def _result(text: str, ifc: dict[str, Any] | None) -> dict[str, Any]:
     return result
 
 
-def _incident(trusted: bool, labels: bool, issues_repo: str = "pacman", rules: Any = None) -> tuple[Any, Any]:
+def _incident(
+    trusted: bool, labels: bool, issues_repo: str = "pacman", rules: Any = None, issues_meta: Any = None
+) -> tuple[Any, Any]:
     """list_issues on alice/<issues_repo>, get_file_contents on the private alice/private-infra, then a pull
     request on alice/<issues_repo> carrying the private file. No reviewed rule covers the server."""
     m = SessionMonitor(builtin_rules=False, rules=rules)
@@ -49,7 +51,10 @@ def _incident(trusted: bool, labels: bool, issues_repo: str = "pacman", rules: A
     m.observe_user_message("s", f"Have a look at the open issues in alice/{issues_repo} and address them")
     m.before_call("s", "github", "list_issues", {"owner": "alice", "repo": issues_repo}, "c1")
     issue_label = (PUBLIC_UNTRUSTED if issues_repo == "pacman" else PRIVATE_UNTRUSTED) if labels else None
-    m.after_call("s", "c1", _result(ISSUES, issue_label))
+    issues = _result(ISSUES, issue_label)
+    if issues_meta is not None:
+        issues["_meta"] = issues_meta
+    m.after_call("s", "c1", issues)
     args = {"owner": "alice", "repo": "private-infra", "path": "NOTES.md"}
     m.before_call("s", "github", "get_file_contents", args, "c2")
     m.after_call("s", "c2", _result(SECRET, PRIVATE_TRUSTED if labels else None))
@@ -92,6 +97,22 @@ def test_a_trusted_private_label_says_the_place_is_not_one_outsiders_read() -> N
     assert Reason.PRIVATE_TO_SHARED_PLACE not in trusted.reasons
     untrusted, _ = _incident(trusted=False, labels=True, issues_repo="vault")
     assert Reason.PRIVATE_TO_SHARED_PLACE in untrusted.reasons
+
+
+def test_labels_that_add_risk_or_cannot_be_read_never_make_a_private_place() -> None:
+    """Only a readable ``confidentiality`` says the place is private. An untrusted result that is also labelled
+    sensitive, a confidentiality of the wrong type, an early ``privateHint`` or a ``_meta`` that is not an
+    object add risk: the pull request to the repository whose issues were read is still a publication."""
+    for meta in (
+        {"ifc": {"integrity": "untrusted", "confidentiality": 7}},
+        {TRUST_ANNOTATIONS_KEY: {"untrusted": True, "sensitive": True}},
+        {TRUST_ANNOTATIONS_KEY: {"untrusted": True, "sensitive": "yes"}},
+        {"openWorldHint": True, "privateHint": True},
+        5,
+    ):
+        decision, _ = _incident(trusted=True, labels=True, issues_meta=meta)
+        assert decision.action is Action.CONFIRM, meta
+        assert Reason.PRIVATE_TO_SHARED_PLACE in decision.reasons, meta
 
 
 def test_integrity_trusted_removes_untrusted_content_only_from_a_trusted_server() -> None:

@@ -157,7 +157,24 @@ def test_an_approval_covers_only_the_exact_arguments_and_tool(rules: RuleSet) ->
     other_folder = monitor.before_call("s", "notes", "create_note", {"text": "buy milk", "folder": "work"}, "c1")
     other_tool = monitor.before_call("s", "notes", "set_status", {"text": "buy milk", "folder": "todo"}, "c2")
     assert other_folder.action is Action.CONFIRM and other_tool.action is Action.CONFIRM
-    assert monitor.before_call("s", "other-session", "create_note", {}, "c3").action is not Action.ALLOW
+    monitor.register_tools("other", "notes", TOOLS)
+    elsewhere = monitor.before_call("other", "notes", "create_note", {"text": "buy milk", "folder": "todo"}, "c3")
+    assert elsewhere.action is Action.CONFIRM and Reason.APPROVAL_REQUIRED in elsewhere.reasons
+    # The approval is still on record in its own session.
+    assert monitor.before_call("s", "notes", "create_note", {"text": "buy milk", "folder": "todo"}, "c4").action is (
+        Action.ALLOW
+    )
+
+
+def test_arguments_json_cannot_write_never_share_an_approval(rules: RuleSet) -> None:
+    """Mixed key types cannot be sorted into canonical JSON: such arguments get a hash that matches nothing else,
+    not even the same arguments again, so reused memory of freed arguments cannot match either."""
+    mixed = {1: "x", "path": "/tmp/safe"}
+    assert hash_arguments(mixed) != hash_arguments(mixed)
+    monitor = make_monitor(rules)
+    monitor.approve("s", "notes", "create_note", {1: "x", "path": "/tmp/safe"})
+    decision = monitor.before_call("s", "notes", "create_note", {1: "x", "path": "/victim"}, "c1")
+    assert Reason.APPROVAL_USED not in decision.reasons
 
 
 def test_a_reusable_approval_allows_every_identical_write(rules: RuleSet) -> None:
@@ -334,3 +351,39 @@ def test_a_tool_whose_action_metadata_requires_review_is_confirmed_even_when_rev
     default = SessionMonitor(rules=rules, builtin_rules=False)
     default.register_tools("s", "notes", [{"name": "search_notes", "annotations": {key: {"requiresReview": True}}}])
     assert default.before_call("s", "notes", "search_notes", {"q": "milk"}, "c1").action is Action.ALLOW
+
+
+def test_a_reviewed_read_that_reaches_a_remote_server_is_a_write() -> None:
+    """rules/claude-code/builtin.yaml: Read is a reviewed read, but a UNC path reads from a remote server (its
+    rule adds external communication): under the policy that call waits for an approval like any send."""
+    monitor = SessionMonitor(policy=Policy(mode=PolicyMode.REVIEWED_ONLY))
+    local = monitor.before_call("cc", "claude-code", "Read", {"file_path": "src/app.py"}, "r1")
+    remote = monitor.before_call("cc", "claude-code", "Read", {"file_path": r"\\files.example\share\x.txt"}, "r2")
+    assert local.action is Action.ALLOW
+    assert remote.action is Action.CONFIRM and Reason.APPROVAL_REQUIRED in remote.reasons
+
+
+def test_a_denied_write_never_ran_so_repeating_it_is_no_retry(rules: RuleSet) -> None:
+    monitor = make_monitor(rules, scope=Scope(servers=("elsewhere",)))
+    denied = monitor.before_call("s", "notes", "create_note", {"text": "x"}, "c1")
+    assert denied.action is Action.DENY
+    monitor.set_scope("s", Scope(servers=("notes",)))
+    again = monitor.before_call("s", "notes", "create_note", {"text": "x"}, "c2")
+    assert again.action is Action.CONFIRM and Reason.RECONCILE not in again.reasons
+
+
+def test_a_scope_file_that_restricts_nothing_is_refused(tmp_path: Path) -> None:
+    """An empty mapping, or lists left empty (null), would let every call through unnoticed."""
+    for text in ("{}\n", "servers:\n"):
+        path = tmp_path / "scope.yaml"
+        path.write_text(text)
+        with pytest.raises(InputError, match="restricts nothing") as caught:
+            load_scope(path)
+        assert f"{path}:1" in str(caught.value)
+    assert load_scope_text(tmp_path, "servers: []\n").servers == ()  # allows no server: restricts everything
+
+
+def load_scope_text(folder: Path, text: str) -> Scope:
+    path = folder / "scope.yaml"
+    path.write_text(text)
+    return load_scope(path)

@@ -44,6 +44,28 @@ def test_a_repeated_key_is_found_and_every_value_read_in_a_record_of_any_size(pa
 
 
 @pytest.mark.parametrize("padding", ["", PADDING])
+@pytest.mark.parametrize("colon", ["\\u003a", ":"])
+def test_a_repeated_key_is_found_beside_strings_that_start_with_a_colon(padding: str, colon: str) -> None:
+    # A string opening with a colon looks like a key's end in the indented text; written as an escape it does
+    # not in the record as written: the two counts must not cancel the repeated key out.
+    text = (
+        '{"to": "me@corp.example", "to": "evil@attacker.example", "n": "'
+        + colon
+        + 'x", "list": ["'
+        + colon
+        + '", "'
+        + colon
+        + 'y"], "pad": "'
+        + padding
+        + '"}'
+    )
+    value, problems = decode_json_record(text.encode())
+    assert value["to"] == ["me@corp.example", "evil@attacker.example"]
+    assert [(p.where, p.message) for p in problems] == [("/to", "repeats the key 'to'; every value is read")]
+    assert json_module._measure_large({"a": ': "', "pad": PADDING}) in (None, (2, MAX_JSON_DEPTH))
+
+
+@pytest.mark.parametrize("padding", ["", PADDING])
 def test_escaped_quotes_before_colons_are_no_repeated_keys(padding: str, monkeypatch: pytest.MonkeyPatch) -> None:
     record = {
         "a": 'he said "x": \\"y\\": and left \\',
