@@ -51,3 +51,12 @@ def test_bench_hook_reports_percentiles_and_ratio() -> None:
     assert re.search(r"\| warm, 10 prior calls \| 5 \| [\d.]+ \| [\d.]+ \|", out)
     assert re.search(r"\| warm, 50 prior calls \| 5 \|", out) and "| cold, new session | 1 |" in out
     assert re.search(r"ratio p95\(50\)/p95\(10\): \d+\.\d\d", out)
+
+
+def test_bench_memo_memory_fills_every_memo_to_its_budget_and_prints_the_memory() -> None:
+    out = run_bench("bench/bench_memo_memory.py")
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.strip()}
+    assert set(rows) == {"fingerprints", "salient", "addresses", "documents"}
+    for line in rows.values():
+        units, budget = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) units of\s+([\d,]+)", line)[0])
+        assert 0.9 * budget < units <= budget and line.endswith("MiB")

@@ -1,0 +1,81 @@
+"""The memory the evidence memos hold when each is filled past its budget with input that is costly to keep.
+
+Each memo is fed texts of the longest length it keeps until it has let old ones go, then the growth of the
+process's resident memory is printed beside the units it keeps (characters of text, plus ``ITEM_COST`` per item
+of a kept result): words with numbers for the fingerprints and salient tokens (many facts per character), JSON
+listings for the documents, and texts dense with addresses. Run: ``python bench/bench_memo_memory.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from monitor.evidence import ReadBounds, _content, _destinations, _fingerprints, _paraphrase, clear_text_memos
+
+RANDOM = random.Random(1)
+WORDS = ["".join(RANDOM.choice(string.ascii_lowercase) for _ in range(RANDOM.randint(3, 9))) for _ in range(5000)]
+
+
+def rss_mib() -> float:
+    """The process's resident memory, MiB (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def make_prose(length: int) -> str:
+    """Rare words, one in ten with a number: many salient tokens and fingerprints per character."""
+    out: list[str] = []
+    size = 0
+    while size < length:
+        word = RANDOM.choice(WORDS)
+        if RANDOM.random() < 0.1:
+            word = word.capitalize() + str(RANDOM.randint(1000, 99999))
+        out.append(word)
+        size += len(word) + 1
+    return " ".join(out)[:length]
+
+
+def make_listing(length: int) -> str:
+    """A JSON listing of small objects, cut to whole objects under ``length`` characters."""
+    text = json.dumps([{"id": j, "n": RANDOM.choice(WORDS), "v": [1, 2, 3]} for j in range(length // 25)])
+    text = text[:length]
+    return text[: text.rfind("},") + 1] + "]"
+
+
+def make_addresses(length: int) -> str:
+    return " ".join(f"{w}@{w}.example" for w in RANDOM.sample(WORDS, length // 10))[:length]
+
+
+def fill(name: str, memo: Any, make: Callable[[], Any], call: Callable[[Any], object]) -> None:
+    gc.collect()
+    before = rss_mib()
+    while memo.cache_units() < memo.budget * 0.98:
+        call(make())
+    for _ in range(max(10, memo.cache_size() // 10)):  # past the budget: old entries go
+        call(make())
+    gc.collect()
+    grown = rss_mib() - before
+    kept = f"{memo.cache_size():>6} entries  {memo.cache_units():>10,} units of {memo.budget:>10,}"
+    print(f"{name:<16} {kept}  {grown:6.1f} MiB")
+
+
+def main() -> None:
+    clear_text_memos()
+    bounds = ReadBounds()
+    print(f"{'memo':<16} {'kept':>14}  {'units':>30}  {'RSS growth':>10}")
+    fill("fingerprints", _fingerprints._read_fingerprints, lambda: make_prose(2000), _fingerprints._read_fingerprints)
+    fill("salient tokens", _paraphrase._read_private_facts, lambda: make_prose(1000), _paraphrase._read_private_facts)
+    fill("addresses", _destinations._read_addresses, lambda: make_addresses(2000), _destinations._read_addresses)
+    fill("documents", _content._parse_shared, lambda: make_listing(50_000), lambda t: _content._parse_shared(t, bounds))
+
+
+if __name__ == "__main__":
+    main()
