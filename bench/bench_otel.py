@@ -53,7 +53,8 @@ A burst like this one outruns the engine: with real content, the records of 100,
 250 MB while they wait for it, more than the processor's default ``max_queue_bytes`` (128 MiB), so that
 spans would be dropped (counted, and their sessions alerted). The bench gives the processor 512 MiB
 (``--max-queue-mib``) so that the ratio is that of the normal path; ``--max-queue-mib 128`` shows the
-default under this overload.
+default under this overload. In the engine process, the first 32 MiB of that backlog wait in memory and the rest
+in a temporary file, so its peak RSS is the engine's own.
 
 Two ablations: ``--hooks-only`` measures the processor's hooks alone (the records are written as usual but
 discarded instead of being handed to the engine, so no alerts come back and no engine runs beside the

@@ -60,3 +60,14 @@ def test_bench_memo_memory_fills_every_memo_to_its_budget_and_prints_the_memory(
     for line in rows.values():
         units, budget = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) units of\s+([\d,]+)", line)[0])
         assert 0.9 * budget < units <= budget and line.endswith("MiB")
+
+
+def test_bench_evidence_steps_times_every_step_against_the_target() -> None:
+    out = run_bench("bench/bench_evidence_steps.py", "--texts", "20")
+    rows = re.findall(r"^(.+?)\s+(\d+\.\d)\s+(\d+\.\d\d)$", out, re.MULTILINE)
+    steps = {name.strip(): (float(us), float(ratio)) for name, us, ratio in rows}
+    assert len(steps) == 6 and "one private text read, one search" in steps
+    for us, ratio in steps.values():
+        assert us > 0 and abs(ratio - us / 50) < 0.01
+    parts = sum(us for name, (us, _) in steps.items() if name != "one private text read, one search")
+    assert abs(parts - steps["one private text read, one search"][0]) < 0.2

@@ -69,9 +69,10 @@ def squash(text: str) -> str:
     return _NOT_ALNUM.sub("", fold(text).lower())
 
 
-def kgram_hashes(norm: str) -> list[int]:
-    """The CRC-32 of every k-gram of normalised text."""
-    return [zlib.crc32(norm[i : i + K].encode()) for i in range(len(norm) - K + 1)]
+def kgram_hashes(norm: str, start: int = 0, stop: int | None = None) -> list[int]:
+    """The CRC-32 of every k-gram of normalised text (of those starting in ``start:stop``)."""
+    stop = len(norm) - K + 1 if stop is None else stop
+    return [zlib.crc32(norm[i : i + K].encode()) for i in range(start, stop)]
 
 
 def winnow(norm: str) -> Iterator[tuple[int, int]]:
@@ -91,7 +92,7 @@ def winnow(norm: str) -> Iterator[tuple[int, int]]:
     for block_start in range(0, n, BLOCK):
         block_end = min(n, block_start + BLOCK)
         keep = buf[-(WINDOW - 1) :]
-        buf = keep + [zlib.crc32(norm[i : i + K].encode()) for i in range(block_start, block_end)]
+        buf = keep + kgram_hashes(norm, block_start, block_end)
         base = block_start - len(keep)
         for end in range(max(WINDOW - 1, block_start), block_end):
             start = end - WINDOW + 1
@@ -115,12 +116,6 @@ def _read_fingerprints(text: str) -> tuple[int, ...]:
 @memoize_text()
 def _read_secrets(value: str, key: str) -> tuple[tuple[Secret, tuple[tuple[str, bool], ...]], ...]:
     return tuple((secret, tuple(dict.fromkeys(secret_needles(secret)))) for secret in find_secrets(key, value))
-
-
-def all_kgrams(norm: str) -> Iterator[tuple[int, int]]:
-    """Every k-gram's hash and position (the query side: a sink is checked at every position)."""
-    for i in range(len(norm) - K + 1):
-        yield zlib.crc32(norm[i : i + K].encode()), i
 
 
 class FragmentIndex:
@@ -293,11 +288,14 @@ class FragmentIndex:
     ) -> list[FragmentMatch]:
         if len(norm) < K or not self._prints:
             return []
+        hashes = kgram_hashes(norm)
+        prints, typed = self._prints, self._user_typed
         hits: list[tuple[int, str]] = []
-        for h, pos in all_kgrams(norm):
-            call_id = self._prints.get(h)
-            if call_id is not None and h not in self._user_typed:
-                hits.append((pos, call_id))
+        # Most positions hold no fingerprint: they are passed over in C, and only the others are looked at.
+        for pos in itertools.compress(itertools.count(), map(prints.__contains__, hashes)):
+            h = hashes[pos]
+            if h not in typed:
+                hits.append((pos, prints[h]))
         spans: list[tuple[int, int, str]] = []
         for pos, call_id in hits:
             if spans and pos <= spans[-1][1] and spans[-1][2] == call_id:

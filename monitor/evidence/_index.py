@@ -82,6 +82,8 @@ class ContentIndex:
     """Whether part of a private or untrusted result was not examined (a reading bound, or past
     :data:`MAX_RESULT_CHARS`)."""
     untrusted_places: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    _places_with: dict[str, set[int]] = field(default_factory=dict)
+    """Each value of an untrusted place, with the positions in :attr:`untrusted_places` of the places naming it."""
     truncated_listing: bool = False
     outsiders: dict[str, str] = field(default_factory=dict)
     _text_chars: int = 0
@@ -412,6 +414,8 @@ class ContentIndex:
             normalize_text(text) for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
         )
         if values and len(self.untrusted_places) < self.max_values:
+            for value in values:
+                self._places_with.setdefault(value, set()).add(len(self.untrusted_places))
             self.untrusted_places.append((call_id, values))
 
     def is_shared_place(self, destinations: Iterable[Destination]) -> bool:
@@ -429,7 +433,10 @@ class ContentIndex:
         }
         if not names:
             return set()
-        return {call_id for call_id, place in self.untrusted_places if names <= place}
+        # The places naming every one of the names, found through the names: not a pass over every place.
+        positions = [self._places_with.get(name, set()) for name in names]
+        common = set.intersection(*positions)
+        return {self.untrusted_places[i][0] for i in common}
 
     def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
         """The call whose untrusted free text suggested one of these argument values (a name, path, id or

@@ -12,7 +12,6 @@ memory, not only text. Memos are shared by all sessions and safe to use from sev
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
 from collections import OrderedDict
@@ -54,8 +53,10 @@ class TextMemo(Generic[_P, _T]):
         kept = self._kept
         found = kept.get(key, _MISSING)
         if found is not _MISSING:
-            with contextlib.suppress(KeyError):  # another thread let it go meanwhile: it is still the answer
+            try:  # noqa: SIM105 - a try costs nothing here; a context manager on every hit does
                 kept.move_to_end(key)
+            except KeyError:  # another thread let it go meanwhile: it is still the answer
+                pass
             return found[0]  # type: ignore[no-any-return]
         value = self.function(text, *args, **kwargs)
         cost = len(text) + (ITEM_COST * len(value) if isinstance(value, tuple) else 0)

@@ -7,10 +7,10 @@ WARNING and above are sent to the processor, which logs them in the application'
 
 A thread reads standard input as soon as records arrive and keeps them here, up to ``max_queue_bytes`` of them,
 while the engine works through them: records waiting for the engine wait in this process, not in the
-application's.
+application's; past :data:`SPILL_AFTER_BYTES` of them, in a temporary file rather than in memory.
 
-Every :data:`_MEMORY_CHECK` records, the process's resident memory, less the records waiting, is compared with
-``max_engine_bytes``: when it grew beyond it (and by a thirty-second of it since the engine last shed
+Every :data:`_MEMORY_CHECK` records, the process's resident memory (the records waiting in memory included) is
+compared with ``max_engine_bytes``: when it grew beyond it (and by a thirty-second of it since the engine last shed
 sessions), the engine ends its least recently active tenth of sessions and holds no more from then on
 (:meth:`~monitor.otel._engine.SpanEngine.shed_sessions`): the memory freed is reused by the sessions that
 follow, so the process stays near its bound whatever the sessions hold.
@@ -19,13 +19,19 @@ follow, so the process stays near its bound whatever the sessions hold.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import functools
+import gc
 import logging
 import os
 import sys
+import tempfile
 import threading
 import traceback
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -34,6 +40,8 @@ from monitor.otel._config import unpack_config
 from monitor.otel._engine import SpanEngine
 
 _CHUNK = 1 << 20
+SPILL_AFTER_BYTES = 32 << 20
+"""Records waiting for the engine kept in memory; more wait in a temporary file (see :class:`_Inbox`)."""
 _MEMORY_CHECK = 256  # records handled between two looks at the process's memory
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -58,15 +66,29 @@ class _ForwardHandler(logging.Handler):
 
 class _Inbox:
     """What the processor wrote, read off the pipe as soon as it arrives (so that the application's process
-    does not hold it), at most ``max_bytes`` of it; beyond that, reading pauses and the pipe fills."""
+    does not hold it), at most ``max_bytes`` of it; beyond that, reading pauses and the pipe fills.
 
-    def __init__(self, fd: int, max_bytes: int) -> None:
+    The first ``memory_bytes`` wait in memory; past them (a burst the engine is far behind on), what arrives
+    waits in an unlinked temporary file until the file is read empty, so the backlog does not count in the
+    process's memory. The order is kept: while the file holds records, newer ones go after them. Where no
+    temporary file can be made or written, the records wait in memory as before, in order."""
+
+    def __init__(self, fd: int, max_bytes: int, memory_bytes: int = SPILL_AFTER_BYTES) -> None:
         self.fd = fd
         self.max_bytes = max_bytes
+        self.memory_bytes = min(memory_bytes, max_bytes)
         self.chunks: deque[bytes] = deque()
         self.size = 0
+        """Bytes waiting, in memory and in the file."""
+        self.spilled = 0
+        """Bytes waiting in the file."""
         self.ended = False
         self.ready = threading.Condition()
+        self._file: BinaryIO | None = None
+        self._spill_failed = False
+        self._failure: str | None = None
+        self._read_at = 0
+        self._write_at = 0
         threading.Thread(target=self._read, name="trifecta-monitor-inbox", daemon=True).start()
 
     def _read(self) -> None:
@@ -81,29 +103,81 @@ class _Inbox:
             with self.ready:
                 if not chunk:
                     self.ended = True
-                else:
+                elif not self._spill(chunk):
+                    # Once a write to the file failed, records wait in memory, after what the file still holds.
+                    while self.spilled:
+                        self.ready.wait()
                     self.chunks.append(chunk)
+                if chunk:
                     self.size += len(chunk)
                 self.ready.notify_all()
             if not chunk:
                 return
 
+    def _spill(self, chunk: bytes) -> bool:
+        """Write ``chunk`` to the file when it belongs there; False when it belongs in memory."""
+        if not self.spilled and (self.size - self.spilled + len(chunk) <= self.memory_bytes or self._spill_failed):
+            return False
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="trifecta-queue-")  # noqa: SIM115 - closed at exit
+            os.pwrite(self._file.fileno(), chunk, self._write_at)
+        except OSError as exc:
+            if not self._spill_failed:
+                self._failure = str(exc)  # said by the engine's thread: log records go out from there
+            self._spill_failed = True
+            return False
+        self._write_at += len(chunk)
+        self.spilled += len(chunk)
+        return True
+
     def take(self) -> bytes | None:
         """The oldest data read, about one chunk of it (waiting for some); None once the input ended and
         all was taken."""
         with self.ready:
-            while not self.chunks and not self.ended:
+            while not self.chunks and not self.spilled and not self.ended:
                 self.ready.wait()
-            if not self.chunks:
+            if self._failure is not None:
+                logging.getLogger(__name__).warning(
+                    "records waiting for the engine wait in memory: their temporary file failed (%s)", self._failure
+                )
+                self._failure = None
+            if self.chunks:
+                taken = [self.chunks.popleft()]
+                size = len(taken[0])
+                while self.chunks and size < _CHUNK:
+                    taken.append(self.chunks.popleft())
+                    size += len(taken[-1])
+                data = taken[0] if len(taken) == 1 else b"".join(taken)
+            elif self.spilled:
+                data = self._unspill()
+            else:
                 return None
-            taken = [self.chunks.popleft()]
-            size = len(taken[0])
-            while self.chunks and size < _CHUNK:
-                taken.append(self.chunks.popleft())
-                size += len(taken[-1])
-            self.size -= size
+            self.size -= len(data)
             self.ready.notify_all()
-            return taken[0] if len(taken) == 1 else b"".join(taken)
+            return data
+
+    def _unspill(self) -> bytes:
+        assert self._file is not None
+        fileno = self._file.fileno()
+        try:
+            data = os.pread(fileno, min(_CHUNK, self.spilled), self._read_at)
+        except OSError:
+            data = b""
+        if not data:  # the file lost what was written to it: say how much, and go on with what follows
+            logging.getLogger(__name__).error(
+                "%d bytes of records waiting for the engine could not be read back", self.spilled
+            )
+            self.size -= self.spilled
+            self.spilled = 0
+        else:
+            self.spilled -= len(data)
+            self._read_at += len(data)
+        if not self.spilled:
+            self._read_at = self._write_at = 0
+            with contextlib.suppress(OSError):
+                os.ftruncate(fileno, 0)  # give the disk back between bursts
+        return data
 
 
 def run_child() -> int:
@@ -127,7 +201,7 @@ def run_child() -> int:
     root.setLevel(logging.WARNING)
     engine = SpanEngine(config.make_monitor(), out.append, config)
     inbox = _Inbox(fd, config.max_queue_bytes)
-    memory = _MemoryBound(config.max_engine_bytes, inbox)
+    memory = _MemoryBound(config.max_engine_bytes)
     while True:
         lines = rest.split(b"\n")
         rest = lines.pop()
@@ -158,12 +232,11 @@ def run_child() -> int:
 
 
 class _MemoryBound:
-    """Holds the process's memory, less the records waiting in the inbox, near ``max_bytes`` by having the
-    engine shed sessions when it grew beyond it."""
+    """Holds the process's resident memory near ``max_bytes`` by having the engine shed sessions when it grew
+    beyond it (the records waiting in memory count, at most :data:`SPILL_AFTER_BYTES` of them)."""
 
-    def __init__(self, max_bytes: int, inbox: _Inbox) -> None:
+    def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self.inbox = inbox
         self.handled = 0
         self.threshold = max_bytes
 
@@ -172,10 +245,30 @@ class _MemoryBound:
         self.handled += 1
         if self.handled % _MEMORY_CHECK:
             return
-        used = read_resident_bytes() - self.inbox.size
+        used = read_resident_bytes()
         if used > self.threshold and engine.session_count > 1:
             engine.shed_sessions()
+            used = release_memory()
             self.threshold = max(self.max_bytes, used + self.max_bytes // 32)
+
+
+def release_memory() -> int:
+    """Hand the memory of ended sessions back to the system where the C library allows it (glibc's
+    ``malloc_trim``: freed blocks otherwise stay in the process's heap); return the resident memory then."""
+    gc.collect()
+    trim = _find_malloc_trim()
+    if trim is not None:
+        with contextlib.suppress(OSError):
+            trim(0)
+    return read_resident_bytes()
+
+
+@functools.cache
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to trim with
+        return None
 
 
 def read_resident_bytes() -> int:

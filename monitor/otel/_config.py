@@ -44,7 +44,7 @@ class ProcessorConfig:
 
     ``max_spans``/``span_ttl`` bound the span links kept on the application side and in the engine;
     ``max_sessions``/``session_ttl`` the sessions; ``max_queue_bytes`` the records waiting for the engine, on
-    each side of the pipe; ``max_engine_bytes`` the engine process's memory besides those records (beyond
+    each side of the pipe; ``max_engine_bytes`` the engine process's resident memory (beyond
     it, the least recently active sessions are ended, as beyond ``max_sessions``); ``check_timeout`` is how
     long ``check_tool_call`` waits (seconds). ``level_stamps`` says which spans get the level and legs;
     ``engine_niceness`` lowers the engine process's priority. ``posture``, ``policy`` and ``rules``

@@ -68,10 +68,11 @@ class TrifectaSpanProcessor(SpanProcessor):
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
-    session gets a ``monitoring-gap`` alert). ``max_engine_bytes`` bounds the engine process's memory besides
-    the spans waiting in it: when it grew beyond that, the engine ends its least recently active tenth of
-    sessions and holds no more sessions than it kept from then on (with ``worker="thread"``, only
-    ``max_sessions`` applies). ``check_timeout`` is how long :meth:`check_tool_call` waits.
+    session gets a ``monitoring-gap`` alert). ``max_engine_bytes`` bounds the engine process's resident memory
+    (a backlog of spans waiting in it past 32 MiB waits in a temporary file): when it grew beyond that, the
+    engine ends its least recently active tenth of sessions and holds no more sessions than it kept from then
+    on (with ``worker="thread"``, only ``max_sessions`` applies). ``check_timeout`` is how long
+    :meth:`check_tool_call` waits.
     ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
     default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
     scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,

@@ -1,5 +1,6 @@
 """Shortcuts on the hot path give exactly what the plain definitions give: a text without the character a
-pattern needs is not scanned for it, and white space is folded by ``str.split``."""
+pattern needs is not scanned for it, white space is folded by ``str.split``, and the places outsiders write to
+are found through their values."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from monitor.evidence import ContentIndex, find_addresses, normalize_text
 from monitor.evidence import _destinations as destinations
-from monitor.evidence import find_addresses, normalize_text
-from monitor.models import DestinationKind
+from monitor.models import Destination, DestinationKind
 
 _SPACE = re.compile(r"\s+")
 
@@ -68,3 +69,32 @@ def test_white_space_is_folded_as_the_regular_expression_folds_it() -> None:
         text = f"{space}Re:{space}{space}Quarterly  Report{space}"
         assert normalize_text(text) == _SPACE.sub(" ", text).strip().lower() == "re: quarterly report"
     assert normalize_text("a\u200bb") == "a\u200bb"  # a zero-width space is not white space to either
+
+
+PLACE_VALUES = st.sampled_from(["acme/site", "acme/infra", "general", "random", "docs", "x" * 12])
+KINDS = st.sampled_from([DestinationKind.NAME, DestinationKind.DOMAIN, DestinationKind.PATH, DestinationKind.EMAIL])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["c1", "c2", "c3", ""]), st.dictionaries(st.sampled_from("abc"), PLACE_VALUES)),
+        max_size=8,
+    ),
+    st.lists(st.tuples(KINDS, PLACE_VALUES, st.booleans()), max_size=3),
+)
+def test_shared_places_are_found_as_the_plain_definition_finds_them(
+    sources: list[tuple[str, dict[str, str]]], named: list[tuple[DestinationKind, str, bool]]
+) -> None:
+    index = ContentIndex()
+    for call_id, arguments in sources:
+        index.add_untrusted_source(arguments, call_id)
+    destinations = [Destination(kind=kind, value=value, path="/to", keyed=keyed) for kind, value, keyed in named]
+    names = {
+        d.value
+        for d in destinations
+        if d.keyed and d.kind in (DestinationKind.NAME, DestinationKind.DOMAIN, DestinationKind.PATH)
+    }
+    # The definition: every call one of whose places holds all the names (a call may have read several places).
+    plain = {call_id for call_id, place in index.untrusted_places if names <= place} if names else set()
+    assert index.shared_place_calls(destinations) == plain

@@ -47,9 +47,13 @@ def test_an_interrupt_stops_the_run_and_its_workers(
     tmp_path: Path, agentdojo_run: Callable[..., dict[str, Any]]
 ) -> None:
     archive = tmp_path / "runs.tar"
-    data = json.dumps(agentdojo_run()).encode()
+    template = json.dumps(agentdojo_run())
+    # Far more than the workers get through before the interrupt, each run's result its own (no evidence memo
+    # makes a run cheap: the work does not end before the interrupt however fast the machine).
+    words = " ".join(f"item-{n}" for n in range(60))
     with tarfile.open(archive, "w") as tar:
-        for i in range(20_000):  # far more than the workers get through before the interrupt
+        for i in range(20_000):
+            data = template.replace("please review the file.", f"please review file {i}: {words} (ref {i}).").encode()
             info = tarfile.TarInfo(f"runs/user_task_{i}/none/none.json")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
