@@ -238,7 +238,8 @@ class CallFacts:
     writes: bool = True
     """``reviewed-only``: the call writes (its reviewed rule, annotations or effects do not make it a read)."""
     approved: bool = False
-    """``reviewed-only``: an approval on record for this tool and these arguments was used by this call."""
+    """``reviewed-only``: an approval on record covers this tool and these arguments (the session uses it once the
+    call is decided, unless it is denied)."""
     retry_of: str | None = None
     """``reviewed-only``: an earlier identical write whose outcome is unknown, the tool declaring no retry contract."""
     outside_scope: tuple[str, ...] = ()

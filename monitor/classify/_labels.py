@@ -93,11 +93,6 @@ class Label:
     unreadable: bool = False
     readers: tuple[str, ...] = ()
 
-    @property
-    def raises(self) -> bool:
-        """Whether the claim adds a leg."""
-        return self.claim in _ADDS
-
 
 @dataclass(frozen=True)
 class ResultLabels:

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from monitor.cli._options import EXIT_INPUT, builtin_rules_option, load_scope_or_exit, rules_option, scope_option
+from monitor.decide import PolicyMode
 from monitor.errors import InputError
 from monitor.hosts.claude_code import (
     DEFAULT_TIMEOUT,
@@ -26,6 +27,7 @@ from monitor.hosts.claude_code import (
     run_hook,
     uninstall_hooks,
 )
+from monitor.models import Posture
 from monitor.report import ACTION_STYLE, LEVEL_STYLE
 from monitor.store import HookStore, StoredSession, default_store_path
 
@@ -109,13 +111,13 @@ def install_group() -> None:
 @builtin_rules_option
 @click.option(
     "--posture",
-    type=click.Choice(["balanced", "strict"]),
+    type=click.Choice([p.value for p in Posture]),
     default=None,
     help="strict: tools nobody reviewed get all three legs (the hook's default: balanced).",
 )
 @click.option(
     "--policy",
-    type=click.Choice(["default", "reviewed-only"]),
+    type=click.Choice([m.value for m in PolicyMode]),
     default=None,
     help="reviewed-only: unreviewed tools and writes are asked about (docs/policy.md; the hook's default: default).",
 )

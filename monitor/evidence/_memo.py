@@ -6,8 +6,10 @@ function of the text either way, so the answers are the same; only the time chan
 A memo keeps texts of at most ``chars`` characters (:data:`MEMO_CHARS` unless it says otherwise; longer texts
 are worked out each time), up to ``budget`` units in all (:data:`MEMO_BUDGET`), and lets the least recently used
 go first. An entry costs its text's characters plus :data:`ITEM_COST` for each item of a result that holds
-several (a tuple of fingerprints, facts or addresses can outweigh its text many times over), so the budget bounds
-memory, not only text. Memos are shared by all sessions and safe to use from several threads.
+several (a tuple of fingerprints, facts or addresses can outweigh its text many times over). A parsed document
+(a mapping or list) is charged by its text alone, though it takes several times that in memory: the memory each
+memo holds at its budget is measured by ``bench/bench_memo_memory.py``. Memos are shared by all sessions and safe
+to use from several threads.
 """
 
 from __future__ import annotations

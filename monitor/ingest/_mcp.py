@@ -92,6 +92,7 @@ from monitor.ingest._mcp_state import (
     Request,
     Session,
     asks_for_input,
+    await_key,
     canonicalize_arguments,
     find_request_origin,
     pop_awaiting,
@@ -427,8 +428,7 @@ class _LogReader:
         self, envelope: Envelope, connection: Connection, request: Request, result: dict[str, Any]
     ) -> RecordStream:
         """Keep a call answered with ``input_required`` open until its retry (bounded: the oldest ends)."""
-        state = result.get("requestState")
-        key = state if isinstance(state, str) else ""
+        key = await_key(result.get("requestState"), request)
         previous = connection.awaiting.pop(key, None)
         if previous is not None:
             yield from self._end_unrun(envelope.session, previous, envelope.source)

@@ -36,6 +36,10 @@ class Request:
     """The canonical JSON of a ``tools/call``'s arguments: a retry after ``input_required`` must match it."""
 
 
+AwaitKey = tuple[str, str | None, bytes | None]
+"""A call waiting for input: its ``requestState``, tool and canonical arguments (:func:`await_key`)."""
+
+
 @dataclass
 class Connection:
     """One host↔server connection of a session: its open requests and its tool listing."""
@@ -44,8 +48,9 @@ class Connection:
     announced_server: str | None = None
     requests: dict[tuple[Peer, IdKey], Request] = field(default_factory=dict)
     cancelled: OrderedDict[tuple[Peer, IdKey], None] = field(default_factory=OrderedDict)
-    awaiting: OrderedDict[str, Request] = field(default_factory=OrderedDict)
-    """Calls answered with ``input_required``, by the ``requestState`` their retry carries (``""``: none)."""
+    awaiting: OrderedDict[AwaitKey, Request] = field(default_factory=OrderedDict)
+    """Calls answered with ``input_required``, by the ``requestState`` their retry carries (``""``: none), their
+    tool and arguments (:func:`await_key`)."""
     pages: list[Any] | None = None
     pages_time: datetime | None = None
     pages_source: str | None = None
@@ -98,19 +103,17 @@ def canonicalize_arguments(arguments: dict[str, Any] | None) -> bytes | None:
         return None
 
 
+def await_key(state: Any, request: Request) -> AwaitKey:
+    """What a call that asked for input is known by until its retry: the ``requestState`` (empty when there is
+    none), the tool and the canonical arguments, so that calls waiting at once without a state stay apart."""
+    return (state if isinstance(state, str) else "", request.tool, request.arguments)
+
+
 def pop_awaiting(connection: Connection, params: Any, request: Request) -> Request | None:
     """Return (and forget) the call that asked for input and that this ``tools/call`` retries: it carries
     ``inputResponses`` or ``requestState``, the state matches, and so do the tool and its arguments."""
-    if not connection.awaiting or not isinstance(params, dict):
+    if not connection.awaiting or not isinstance(params, dict) or request.arguments is None:
         return None
     if "inputResponses" not in params and "requestState" not in params:
         return None
-    state = params.get("requestState")
-    key = state if isinstance(state, str) else ""
-    earlier = connection.awaiting.get(key)
-    if earlier is None or earlier.tool != request.tool or earlier.arguments is None:
-        return None
-    if earlier.arguments != request.arguments:
-        return None
-    del connection.awaiting[key]
-    return earlier
+    return connection.awaiting.pop(await_key(params.get("requestState"), request), None)

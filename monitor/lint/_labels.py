@@ -9,11 +9,12 @@ rule, server, tool and label key in a file.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from monitor.classify import TRUST_ANNOTATIONS_KEY, Label, LabelClaim, read_result_labels
 from monitor.ingest import ToolList, read_mcp
@@ -159,10 +160,16 @@ def _message_prefix(path: Path) -> str:
     try:
         with path.open("rb") as fh:
             for _ in range(16):  # past the log's own lines (a user message) to the first JSON-RPC one
-                doc = json.loads(fh.readline(_MAX_FIRST_LINE) or b"null")
+                line = fh.readline(_MAX_FIRST_LINE)
+                if not line:
+                    break
+                try:  # orjson: nesting past its limit is a decoding error, not a recursion
+                    doc = orjson.loads(line) if line.strip() else None
+                except orjson.JSONDecodeError:
+                    continue
                 if isinstance(doc, dict) and ("jsonrpc" in doc or "message" in doc):
                     return "" if "jsonrpc" in doc else "/message"
-    except (OSError, ValueError):
+    except OSError:
         pass
     return ""
 

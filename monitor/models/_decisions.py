@@ -79,7 +79,8 @@ class Reason(StrEnum):
     APPROVAL_REQUIRED = "approval-required"
     """``reviewed-only`` policy: the call writes, and no approval for it (tool and arguments) is on record."""
     APPROVAL_USED = "approval-used"
-    """``reviewed-only`` policy: the call writes, and an approval on record for it was used."""
+    """``reviewed-only`` policy: the call writes, and an approval on record covers it (used by the call, unless
+    the call is denied: then it stays on record)."""
     RECONCILE = "reconcile"
     """``reviewed-only`` policy: the same write was requested before and its outcome is unknown (no result, or
     an error), and the tool's reviewed rule declares no retry contract: state must be reconciled first."""

@@ -26,6 +26,7 @@ version not after it.
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from pydantic import BaseModel, ConfigDict
 
@@ -163,13 +164,13 @@ def infer_protocol_version(version: object) -> ProtocolVersion | None:
     known = find_protocol_version(version)
     if known is not None:
         return known
-    if not isinstance(version, str) or _DATE.match(version) is None:
+    if not is_protocol_date(version):
         return None
     earlier = [entry for entry in PROTOCOL_VERSIONS if entry.version <= version]
     return earlier[-1] if earlier else None
 
 
-def is_protocol_date(version: object) -> bool:
+def is_protocol_date(version: object) -> TypeGuard[str]:
     """True when a version string has the ``YYYY-MM-DD`` form MCP versions have."""
     return isinstance(version, str) and _DATE.match(version) is not None
 

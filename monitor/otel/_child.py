@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import functools
 import gc
 import logging
@@ -41,7 +40,9 @@ from monitor.otel._engine import SpanEngine
 
 _CHUNK = 1 << 20
 SPILL_AFTER_BYTES = 32 << 20
-"""Records waiting for the engine kept in memory; more wait in a temporary file (see :class:`_Inbox`)."""
+"""Records waiting for the engine kept in memory (at most an eighth of ``max_engine_bytes``); more wait in a
+temporary file (see :class:`_Inbox`: on a ``TMPDIR`` in memory, such as tmpfs, they still take memory, outside the
+process)."""
 _MEMORY_CHECK = 256  # records handled between two looks at the process's memory
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -103,33 +104,38 @@ class _Inbox:
             with self.ready:
                 if not chunk:
                     self.ended = True
-                elif not self._spill(chunk):
-                    # Once a write to the file failed, records wait in memory, after what the file still holds.
+                elif rest := self._spill(chunk):
+                    # What the file did not take waits in memory, after what the file still holds.
                     while self.spilled:
                         self.ready.wait()
-                    self.chunks.append(chunk)
+                    self.chunks.append(rest)
                 if chunk:
                     self.size += len(chunk)
                 self.ready.notify_all()
             if not chunk:
                 return
 
-    def _spill(self, chunk: bytes) -> bool:
-        """Write ``chunk`` to the file when it belongs there; False when it belongs in memory."""
-        if not self.spilled and (self.size - self.spilled + len(chunk) <= self.memory_bytes or self._spill_failed):
-            return False
+    def _spill(self, chunk: bytes) -> bytes:
+        """Write ``chunk`` to the file when it belongs there; return what belongs in memory instead (all of it,
+        or the tail a failing file did not take)."""
+        if self._spill_failed or (not self.spilled and self.size - self.spilled + len(chunk) <= self.memory_bytes):
+            return chunk
+        written = 0
         try:
             if self._file is None:
                 self._file = tempfile.TemporaryFile(prefix="trifecta-queue-")  # noqa: SIM115 - closed at exit
-            os.pwrite(self._file.fileno(), chunk, self._write_at)
+            while written < len(chunk):
+                taken = os.pwrite(self._file.fileno(), memoryview(chunk)[written:], self._write_at + written)
+                if taken <= 0:
+                    raise OSError("the temporary file took no more bytes")
+                written += taken
         except OSError as exc:
             if not self._spill_failed:
                 self._failure = str(exc)  # said by the engine's thread: log records go out from there
             self._spill_failed = True
-            return False
-        self._write_at += len(chunk)
-        self.spilled += len(chunk)
-        return True
+        self._write_at += written
+        self.spilled += written
+        return chunk[written:]
 
     def take(self) -> bytes | None:
         """The oldest data read, about one chunk of it (waiting for some); None once the input ended and
@@ -200,7 +206,7 @@ def run_child() -> int:
     root.handlers[:] = [_ForwardHandler(out)]
     root.setLevel(logging.WARNING)
     engine = SpanEngine(config.make_monitor(), out.append, config)
-    inbox = _Inbox(fd, config.max_queue_bytes)
+    inbox = _Inbox(fd, config.max_queue_bytes, min(SPILL_AFTER_BYTES, config.max_engine_bytes // 8))
     memory = _MemoryBound(config.max_engine_bytes)
     while True:
         lines = rest.split(b"\n")
@@ -258,15 +264,14 @@ def release_memory() -> int:
     gc.collect()
     trim = _find_malloc_trim()
     if trim is not None:
-        with contextlib.suppress(OSError):
-            trim(0)
+        trim(0)
     return read_resident_bytes()
 
 
 @functools.cache
 def _find_malloc_trim() -> Callable[[int], int] | None:
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        return ctypes.CDLL(None).malloc_trim  # the C library the process runs on: no search for it
     except (OSError, AttributeError):  # not glibc: nothing to trim with
         return None
 

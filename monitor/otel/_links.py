@@ -319,7 +319,7 @@ def _resolve_fallback_session(span: ReadableSpan | trace_api.Span, attributes: M
         session = read_session_key(resource.attributes)
         if session is not None:
             return session
-    if attributes is not None and MCP_METHOD_NAME in attributes:
+    if attributes is not None:
         session = read_protocol_session_key(attributes)
         if session is not None:
             return session

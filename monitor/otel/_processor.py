@@ -69,10 +69,10 @@ class TrifectaSpanProcessor(SpanProcessor):
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
     session gets a ``monitoring-gap`` alert). ``max_engine_bytes`` bounds the engine process's resident memory
-    (a backlog of spans waiting in it past 32 MiB waits in a temporary file): when it grew beyond that, the
-    engine ends its least recently active tenth of sessions and holds no more sessions than it kept from then
-    on (with ``worker="thread"``, only ``max_sessions`` applies). ``check_timeout`` is how long
-    :meth:`check_tool_call` waits.
+    (a backlog of spans waiting in it past 32 MiB, or an eighth of the bound, waits in a temporary file):
+    when it grew beyond that, the engine ends its least recently active tenth of sessions and holds no more
+    sessions than it kept from then on (with ``worker="thread"``, only ``max_sessions`` applies).
+    ``check_timeout`` is how long :meth:`check_tool_call` waits.
     ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
     default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
     scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,
@@ -112,6 +112,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         guardrail_attributes: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if isinstance(trusted_servers, str):  # a set of its letters is never what was meant
+            raise ValueError("trusted_servers takes server names (a list), not one string")
         if monitor is not None and (rules is not None or posture is not None or policy is not None):
             raise ValueError("give either a monitor or rules/posture/policy for a new one, not both")
         self.config = ProcessorConfig(

@@ -49,7 +49,12 @@ class ApprovalStore:
             while len(self._approvals) > self.limit:
                 self._approvals.popitem(last=False)
 
-    def take(self, server: str, tool: str, arguments_hash: str) -> bool:
+    def covers(self, server: str, tool: str, arguments_hash: str) -> bool:
+        """Return whether an approval of this call is on record (it stays: :meth:`use` uses it)."""
+        with self._lock:
+            return (server, tool, arguments_hash) in self._approvals
+
+    def use(self, server: str, tool: str, arguments_hash: str) -> bool:
         """Use the approval of this call if one is on record (a single-use one is then gone); return whether
         there was one."""
         key = (server, tool, arguments_hash)

@@ -29,9 +29,10 @@ def gather_reviewed_facts(
     cut: bool,
 ) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
     """Return the ``reviewed-only`` fields of a call's :class:`~monitor.decide.CallFacts`, and the key of the call
-    as an attempt of a write (None for a read). Uses the approval that covers the call (a single-use one is then
-    gone). ``examined`` and ``cut`` are the call's arguments as the engine examined them (None: not recorded).
-    Under any other policy: no fields, and the session is left as it is."""
+    as an attempt of a write (None for a read). An approval that covers the call is used by
+    :func:`remember_attempt`, once the call is decided. ``examined`` and ``cut`` are the call's arguments as the
+    engine examined them (None: not recorded). Under any other policy: no fields, and the session is left as it
+    is."""
     if policy.mode is not PolicyMode.REVIEWED_ONLY:
         return {}, None
     server, tool = context.server, context.name
@@ -43,7 +44,7 @@ def gather_reviewed_facts(
     approved, retry_of, key = False, None, None
     if writes:
         key = (server, tool, hash_arguments(context.arguments))
-        approved = state.approvals.take(*key)
+        approved = state.approvals.covers(*key)
         earlier = state.by_id.get(state.attempts.get(key, ""))
         if earlier is not None and (not earlier.answered or earlier.failed) and not (entry and entry.retry == "safe"):
             retry_of = earlier.call_id
@@ -68,10 +69,12 @@ def gather_reviewed_facts(
 
 
 def remember_attempt(state: SessionState, key: tuple[str, str, str] | None, call_id: str, denied: bool) -> None:
-    """Remember a write as the latest attempt of its kind (server, tool, arguments), for the retry rule. A denied
-    call never ran: the earlier attempt, if any, stays the latest."""
+    """Remember a write as the latest attempt of its kind (server, tool, arguments), for the retry rule, and use
+    the approval that covered it (a single-use one is then gone). A denied call never ran: the earlier attempt,
+    if any, stays the latest, and its approval stays on record."""
     if key is None or denied:
         return
+    state.approvals.use(*key)
     state.attempts.pop(key, None)
     state.attempts[key] = call_id
     while len(state.attempts) > MAX_ATTEMPTS:

@@ -7,6 +7,7 @@ session and be recognised as duplicates.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -324,6 +325,8 @@ _UNKNOWN_SERVER_WARNING = (
 
 def _warn_unknown_server() -> str:
     """Return :data:`UNKNOWN_SERVER` for a call whose spans name no server, warning once per process (the
-    warning's text is the same for every tool, so the warnings registry shows it once)."""
-    warnings.warn(_UNKNOWN_SERVER_WARNING, MonitorWarning, stacklevel=2)
+    warning's text is the same for every tool, so the warnings registry shows it once). A host that turns
+    warnings into errors does not lose the call: the warning is then left out."""
+    with contextlib.suppress(MonitorWarning):
+        warnings.warn(_UNKNOWN_SERVER_WARNING, MonitorWarning, stacklevel=2)
     return UNKNOWN_SERVER

@@ -139,10 +139,10 @@ def read_session_key(attributes: Mapping[str, Any]) -> str | None:
 def read_protocol_session_key(attributes: Mapping[str, Any]) -> str | None:
     """Return the MCP protocol session (``mcp.session.id``) these attributes name; None when absent, empty, or
     when ``mcp.protocol.version`` names a version without protocol sessions (2026-07-28 and later)."""
-    if is_sessionless_protocol(attributes.get(semconv.MCP_PROTOCOL_VERSION)):
-        return None
     value = attributes.get(PROTOCOL_SESSION_KEY)
     if value is None or value == "" or isinstance(value, _CONTAINERS):
+        return None
+    if is_sessionless_protocol(attributes.get(semconv.MCP_PROTOCOL_VERSION)):
         return None
     return str(value)
 

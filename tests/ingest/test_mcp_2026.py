@@ -171,6 +171,27 @@ def test_a_retry_with_other_arguments_is_a_new_call(tmp_path: Path) -> None:
     assert by_call["7"].result is None and by_call["7"].is_error
 
 
+def test_two_calls_waiting_for_input_without_a_state_stay_apart(tmp_path: Path) -> None:
+    """``requestState`` is optional: two calls asking for input at once without one are told apart by their tool
+    and arguments, and each retry is its own call's."""
+    no_state = {k: v for k, v in INPUT_REQUIRED.items() if k != "requestState"}
+    answer = {"confirm": {"action": "accept", "content": {"ok": True}}}
+    lines = [
+        request(1, "tools/call", name="list_issues", arguments={"repo": "acme/a"}),
+        request(2, "tools/call", name="list_issues", arguments={"repo": "acme/b"}),
+        {"jsonrpc": "2.0", "id": 1, "result": no_state},
+        {"jsonrpc": "2.0", "id": 2, "result": no_state},
+        request(3, "tools/call", name="list_issues", arguments={"repo": "acme/a"}, inputResponses=answer),
+        request(4, "tools/call", name="list_issues", arguments={"repo": "acme/b"}, inputResponses=answer),
+        result(3, **ISSUES),
+        result(4, **ISSUES),
+    ]
+    records = read(write(tmp_path, lines))
+    assert [c.call_id for c in of_type(records, ToolCall)] == ["1", "2"]
+    done = of_type(records, ToolResult)
+    assert sorted(r.call_id for r in done) == ["1", "2"] and all(r.result is not None for r in done)
+
+
 # -- the session key: the host's conversation id, then a protocol session id, then the file -----------------
 
 

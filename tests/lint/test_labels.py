@@ -101,3 +101,15 @@ def test_label_pointer_escapes_the_extension_keys() -> None:
     assert label_pointer(f"content[12]._meta.{TA}.evidenceRef.integrity") == (
         "/content/12/_meta/io.modelcontextprotocol~1trust-annotations/evidenceRef/integrity"
     )
+
+
+def test_a_blank_or_deeply_nested_first_line_keeps_the_linter_going_and_the_pointers_right(tmp_path: Path) -> None:
+    expected = {
+        (f.id, f.tool, (f.line or 0) + 1, f.pointer) for f in lint_paths([LOG]).findings if f.id.startswith("label-")
+    }
+    for first in (b"\n", b"[" * 100_000 + b"\n"):
+        log = tmp_path / "log.jsonl"
+        log.write_bytes(first + LOG.read_bytes())
+        report = lint_paths([log])  # nesting past any parser's depth on line 1 raises nothing
+        found = {(f.id, f.tool, f.line, f.pointer) for f in report.findings if f.id.startswith("label-")}
+        assert found == expected

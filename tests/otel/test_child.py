@@ -234,6 +234,27 @@ def test_the_memory_bound_counts_the_whole_resident_memory(monkeypatch: pytest.M
     assert engine.shed == 2
 
 
+def test_a_file_that_fills_up_part_way_through_a_write_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = os.pwrite
+    room = {"bytes": 300_000}  # as a file-size limit or a full disk: a short write, then an error
+
+    def short(fd: int, data: Any, offset: int) -> int:
+        if room["bytes"] <= 0:
+            raise OSError(27, "File too large")
+        part = bytes(data[: room["bytes"]])
+        room["bytes"] -= len(part)
+        return real(fd, part, offset)
+
+    monkeypatch.setattr(os, "pwrite", short)
+    read_fd, write_fd = os.pipe()
+    inbox = _Inbox(read_fd, 1 << 30, memory_bytes=4 * 1024)
+    data = _lines(6_000)  # about 1.3 MB, four times what the file takes
+    writer = _feed(write_fd, data)
+    got = _drain(inbox)
+    writer.join(10)
+    assert got == data
+
+
 def test_records_the_file_cannot_give_back_are_reported_and_the_rest_still_read(
     wait_for: Waiter, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

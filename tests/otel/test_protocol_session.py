@@ -26,8 +26,9 @@ from monitor.spans import SpanAssembler, convert_readable_span
 PROTOCOL_SESSION = "82073a29974e4f8a7b48b9a9ceae8290"
 
 
-def serve_one_call(version: str) -> tuple[list[str], set[str], str]:
-    """One ``tools/call`` served, as an MCP server traces it; the live sessions, the offline ones, the trace id."""
+def serve_one_call(version: str, method_named: bool = True) -> tuple[list[str], set[str], str]:
+    """One ``tools/call`` served, as an MCP server traces it; the live sessions, the offline ones, the trace id.
+    ``method_named=False`` leaves out ``mcp.method.name`` (a tracer that sets only the session id)."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider(shutdown_on_exit=False)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -41,6 +42,8 @@ def serve_one_call(version: str) -> tuple[list[str], set[str], str]:
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "search_gmail_messages",
     }
+    if not method_named:
+        del attributes["mcp.method.name"]
     try:
         tracer = provider.get_tracer("server")
         with tracer.start_as_current_span(
@@ -62,8 +65,11 @@ def serve_one_call(version: str) -> tuple[list[str], set[str], str]:
 
 @pytest.mark.filterwarnings("ignore:a tool span names no server")  # a stdio server's spans name none
 @pytest.mark.parametrize(("version", "keyed_by_protocol"), [("2025-06-18", True), ("2026-07-28", False)])
-def test_a_server_span_without_a_conversation_is_keyed_as_offline(version: str, keyed_by_protocol: bool) -> None:
-    live, offline, trace_id = serve_one_call(version)
+@pytest.mark.parametrize("method_named", [True, False])
+def test_a_server_span_without_a_conversation_is_keyed_as_offline(
+    version: str, keyed_by_protocol: bool, method_named: bool
+) -> None:
+    live, offline, trace_id = serve_one_call(version, method_named)
     expected = PROTOCOL_SESSION if keyed_by_protocol else trace_id
     assert live == [expected]
     assert offline == {expected}

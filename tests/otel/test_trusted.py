@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
 from monitor.models import Leg
@@ -59,3 +60,11 @@ def test_only_a_trusted_servers_annotations_lower_risk() -> None:
     assert Leg.EXTERNAL_COMMUNICATION in untrusted
     assert Leg.EXTERNAL_COMMUNICATION not in trusted
     assert read_call_legs(trusted_servers=["other"]) == untrusted
+
+
+def test_one_string_for_trusted_servers_is_refused_not_read_as_its_letters() -> None:
+    with pytest.raises(ValueError, match="not one string"):
+        TrifectaSpanProcessor(worker="thread", trusted_servers="github")
+    processor = TrifectaSpanProcessor(worker="thread", trusted_servers=["github"])
+    assert processor.config.trusted_servers == frozenset({"github"})
+    processor.shutdown()

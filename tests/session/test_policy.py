@@ -186,6 +186,19 @@ def test_a_reusable_approval_allows_every_identical_write(rules: RuleSet) -> Non
         monitor.after_call("s", f"c{i}", OK)
 
 
+def test_a_denied_call_leaves_its_approval_on_record(rules: RuleSet) -> None:
+    monitor = make_monitor(rules, Scope(servers=("mail",)))
+    monitor.approve("s", "notes", "create_note", {"text": "x"})
+    denied = monitor.before_call("s", "notes", "create_note", {"text": "x"}, "c1")
+    assert denied.action is Action.DENY  # it never runs: the approval stays on record
+    monitor.set_scope("s", Scope(servers=("notes",)))
+    allowed = monitor.before_call("s", "notes", "create_note", {"text": "x"}, "c2")
+    assert allowed.action is Action.ALLOW and Reason.APPROVAL_USED in allowed.reasons
+    monitor.after_call("s", "c2", OK)
+    again = monitor.before_call("s", "notes", "create_note", {"text": "x"}, "c3")
+    assert again.action is Action.CONFIRM and Reason.APPROVAL_REQUIRED in again.reasons
+
+
 def test_an_approval_never_lowers_the_session_level(rules: RuleSet) -> None:
     monitor = make_monitor(rules)
     monitor.observe_user_message("s", "note my bank PIN 4411 somewhere")
@@ -314,7 +327,7 @@ def test_the_approval_store_is_bounded_and_safe_across_threads() -> None:
     for thread in threads:
         thread.join()
     assert len(store) == 50
-    taken = [store.take("srv", "tool", d) for d in digests]
+    taken = [store.use("srv", "tool", d) for d in digests]
     assert sum(taken) == 50 and len(store) == 0
     assert hash_arguments({"a": 1, "b": [1, "é"]}) == hash_arguments({"b": [1, "é"], "a": 1})
 

@@ -90,3 +90,6 @@ def test_an_unnamed_server_warns_once_naming_the_attributes_to_set(tool_span: Sp
     messages = [str(w.message) for w in caught if issubclass(w.category, MonitorWarning)]
     assert len(messages) == 1
     assert "'mcp.server.name'" in messages[0] and "'server.address'" in messages[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as a test run or ``python -W error`` sets it: the call is still analysed
+        assert server_of(tool_span, "fetch") == UNKNOWN_SERVER
