@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import threading
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
@@ -103,7 +104,8 @@ class _Worker:
         self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
             target=_serve, args=(theirs, spec), daemon=True, name="trifecta-worker"
         )
-        self.process.start()
+        with _interrupt_deferred():
+            self.process.start()
         theirs.close()
         self.part: InputPart | None = None
 
@@ -197,6 +199,23 @@ class _Pool:
     def stop(self) -> None:
         for worker in self._workers:
             worker.stop(now=not self._finished)
+
+
+@contextlib.contextmanager
+def _interrupt_deferred() -> Iterator[None]:
+    """Hold an interrupt until the block is done (then raise it): a worker whose start is cut off mid-way gets a
+    truncated process object and prints a traceback. Only the main thread can hold it; elsewhere, nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if held:
+        raise KeyboardInterrupt
 
 
 def _died(process: BaseProcess) -> str:

@@ -66,6 +66,7 @@ def test_an_interrupt_stops_the_run_and_its_workers(
             break
         time.sleep(0.1)
     assert process.poll() is None, "the run ended before it could be interrupted"
+    time.sleep(1.0)  # the resource tracker may be one of the three: let the second worker finish starting
 
     os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
     try:
@@ -81,3 +82,19 @@ def test_an_interrupt_stops_the_run_and_its_workers(
             break
         time.sleep(0.1)
     assert [pid for pid in workers if _alive(pid)] == []
+
+
+def test_an_interrupt_while_a_worker_starts_waits_until_it_has_started() -> None:
+    from monitor.scale._processes import _interrupt_deferred
+
+    finished = []
+    try:
+        with _interrupt_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here: held, not raised
+            finished.append(True)
+    except KeyboardInterrupt:
+        assert finished == [True]  # the block ran to its end, then the interrupt went on
+    else:
+        raise AssertionError("the held interrupt was not raised after the block")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
