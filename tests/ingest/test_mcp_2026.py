@@ -171,6 +171,34 @@ def test_a_retry_with_other_arguments_is_a_new_call(tmp_path: Path) -> None:
     assert by_call["7"].result is None and by_call["7"].is_error
 
 
+def test_a_retry_logged_before_the_answer_that_asked_for_it_is_a_new_call_and_nothing_is_lost(
+    tmp_path: Path,
+) -> None:
+    """A recorder that logs a line after passing it on can put the retry ahead of the ``input_required``
+    answer. The retry is then read as a call of its own, with its result, and the first call ends as not run."""
+    arguments = {"repo": "acme/private"}
+    retry = request(
+        8,
+        "tools/call",
+        name="list_issues",
+        arguments=arguments,
+        inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}},
+        requestState="opaque-state-1",
+    )
+    lines = [
+        request(7, "tools/call", name="list_issues", arguments=arguments),
+        retry,
+        {"jsonrpc": "2.0", "id": 7, "result": INPUT_REQUIRED},
+        result(8, **ISSUES),
+    ]
+    records = read(write(tmp_path, lines))
+    assert of_type(records, RecordError) == []
+    assert [c.call_id for c in of_type(records, ToolCall)] == ["7", "8"]
+    by_call = {r.call_id: r for r in of_type(records, ToolResult)}
+    assert by_call["8"].result["content"][0]["text"].startswith("#1")
+    assert by_call["7"].result is None and by_call["7"].is_error
+
+
 def test_two_calls_waiting_for_input_without_a_state_stay_apart(tmp_path: Path) -> None:
     """``requestState`` is optional: two calls asking for input at once without one are told apart by their tool
     and arguments, and each retry is its own call's."""

@@ -15,17 +15,22 @@ from typing import IO, Any
 
 
 def relay(source: IO[bytes], sink: IO[bytes], direction: str, log: IO[str], lock: threading.Lock) -> None:
-    """Copy lines from ``source`` to ``sink``, recording each one."""
+    """Copy lines from ``source`` to ``sink``, recording each one before it is passed on.
+
+    Recording first keeps the log in causal order: the other side cannot answer a line (a retry after
+    ``input_required``, say) before that line is in the log.
+    """
     for line in iter(source.readline, b""):
-        sink.write(line)
-        sink.flush()
         try:
             message: Any = json.loads(line)
         except ValueError:
-            continue
-        with lock:
-            log.write(json.dumps({"direction": direction, "message": message}) + "\n")
-            log.flush()
+            message = None
+        if message is not None:
+            with lock:
+                log.write(json.dumps({"direction": direction, "message": message}) + "\n")
+                log.flush()
+        sink.write(line)
+        sink.flush()
     sink.close()
 
 
