@@ -294,7 +294,7 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     if client not in _CLIENT_ACTIONS:
         return decision
     action, reason = _CLIENT_ACTIONS[client]
-    final = action if action.rank > decision.action.rank else decision.action
+    final = _stricter(decision.action, action)
     return decision.model_copy(
         update={"action": final, "reasons": (*decision.reasons, reason), "monitor_action": decision.action}
     )
@@ -488,7 +488,7 @@ def _confirm_hijack(decision: Decision, effects: frozenset[Effect], steered_by: 
         from_call=source,
         detail=f"{value[:200]} ({', '.join(sorted(e.value for e in effects))})",
     )
-    action = decision.action if decision.action.rank > Action.CONFIRM.rank else Action.CONFIRM
+    action = _stricter(decision.action, Action.CONFIRM)
     return decision.model_copy(
         update={
             "action": action,
@@ -520,9 +520,14 @@ def _apply_reviewed_only(decision: Decision, facts: CallFacts) -> Decision:
         evidence.append(Evidence(kind=EvidenceKind.RETRY, from_call=None, detail=detail))
     if not rules:
         return decision
-    action = max((decision.action, *(a for a, _ in rules)), key=lambda a: a.rank)
+    action = _stricter(decision.action, *(a for a, _ in rules))
     reasons = (*decision.reasons, *(r for _, r in rules))
     return decision.model_copy(update={"action": action, "reasons": reasons, "evidence": tuple(evidence)})
+
+
+def _stricter(*actions: Action) -> Action:
+    """The strictest of the actions (the earliest of equals)."""
+    return max(actions, key=lambda a: a.rank)
 
 
 def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Reason, ...]) -> Decision:

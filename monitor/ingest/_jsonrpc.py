@@ -56,6 +56,8 @@ PROTOCOL_SESSION_KEYS = ("mcp_session_id", "mcpSessionId", "Mcp-Session-Id")
 SESSION_KEYS = CONVERSATION_KEYS + PROTOCOL_SESSION_KEYS
 """Every wrapper field naming a session, in precedence order (first present wins)."""
 SERVER_KEYS = ("server", "server_name", "serverName")
+SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
+"""Requests only a server sends (to its client)."""
 
 IdKey = tuple[str, Any]
 """A JSON-RPC id made hashable and type-exact: ``("n", 1)`` and ``("s", "1")`` are different ids."""

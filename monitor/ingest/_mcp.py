@@ -93,7 +93,6 @@ from monitor.ingest._mcp_state import (
     Session,
     asks_for_input,
     await_key,
-    canonicalize_arguments,
     find_request_origin,
     pop_awaiting,
 )
@@ -351,7 +350,7 @@ class _LogReader:
                     arguments = {}  # MCP: a call without arguments has none
                 yield from self._flush_pages(envelope.session, connection)
                 request.tool = name
-                request.arguments = canonicalize_arguments(arguments)
+                request.arguments = arguments
                 earlier = pop_awaiting(connection, params, request)
                 if earlier is not None:
                     request.call_id = earlier.call_id  # the retry of a call that asked for input: the same call

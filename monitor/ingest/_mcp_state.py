@@ -11,12 +11,11 @@ from typing import Any, TypeGuard
 
 import orjson
 
-from monitor.ingest._jsonrpc import IdKey, Peer
+from monitor.ingest._jsonrpc import SERVER_METHOD_PREFIXES, IdKey, Peer
 from monitor.models import RESULT_TYPE_INPUT_REQUIRED
 
 _CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 _CLIENT_METHODS = ("initialize", "server/discover")
-_SERVER_METHOD_PREFIXES = ("sampling/", "roots/", "elicitation/")
 
 
 # -- state -------------------------------------------------------------------------------------------------
@@ -32,8 +31,8 @@ class Request:
     call_id: str | None = None
     tool: str | None = None
     cursor: bool = False
-    arguments: bytes | None = None
-    """The canonical JSON of a ``tools/call``'s arguments: a retry after ``input_required`` must match it."""
+    arguments: dict[str, Any] | None = None
+    """A ``tools/call``'s arguments (None when unreadable): a retry after ``input_required`` must match them."""
 
 
 AwaitKey = tuple[str, str | None, bytes | None]
@@ -83,7 +82,7 @@ def find_request_origin(method: str, sender: Peer | None) -> Peer:
     """Who sent a request: known methods go one way only; others follow the direction, else the client."""
     if method in _CLIENT_METHODS or method.startswith(_CLIENT_METHOD_PREFIXES):
         return Peer.CLIENT
-    if method.startswith(_SERVER_METHOD_PREFIXES):
+    if method.startswith(SERVER_METHOD_PREFIXES):
         return Peer.SERVER
     return sender or Peer.CLIENT
 
@@ -105,8 +104,9 @@ def canonicalize_arguments(arguments: dict[str, Any] | None) -> bytes | None:
 
 def await_key(state: Any, request: Request) -> AwaitKey:
     """What a call that asked for input is known by until its retry: the ``requestState`` (empty when there is
-    none), the tool and the canonical arguments, so that calls waiting at once without a state stay apart."""
-    return (state if isinstance(state, str) else "", request.tool, request.arguments)
+    none), the tool and the canonical arguments, so that calls waiting at once without a state stay apart.
+    The arguments are made canonical only here: most calls never ask for input."""
+    return (state if isinstance(state, str) else "", request.tool, canonicalize_arguments(request.arguments))
 
 
 def pop_awaiting(connection: Connection, params: Any, request: Request) -> Request | None:
@@ -116,4 +116,5 @@ def pop_awaiting(connection: Connection, params: Any, request: Request) -> Reque
         return None
     if "inputResponses" not in params and "requestState" not in params:
         return None
-    return connection.awaiting.pop(await_key(params.get("requestState"), request), None)
+    key = await_key(params.get("requestState"), request)
+    return None if key[2] is None else connection.awaiting.pop(key, None)

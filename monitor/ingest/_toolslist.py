@@ -39,6 +39,7 @@ from monitor.ingest._jsonrpc import (
     MESSAGE_KEYS,
     PROTOCOL_SESSION_KEYS,
     SERVER_KEYS,
+    SERVER_METHOD_PREFIXES,
     announced_server,
     is_log_line,
     is_message,
@@ -394,7 +395,7 @@ def _messages(doc: Any) -> Iterator[tuple[str, dict[str, Any], str | None, str |
         yield base, container, server, session_key
 
 
-_SERVER_REQUEST_PREFIXES = ("sampling/", "roots/", "elicitation/", "notifications/")
+_SERVER_REQUEST_PREFIXES = (*SERVER_METHOD_PREFIXES, "notifications/")
 
 
 def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[list[ToolList], list[ToolListProblem]]:

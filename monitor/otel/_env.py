@@ -72,9 +72,10 @@ ENVIRONMENT_VARIABLES: tuple[EnvironmentVariable, ...] = (
 """Every variable :func:`read_processor_options` and the auto-instrumentation hooks read, in documented order."""
 
 _BY_NAME = {variable.name: variable for variable in ENVIRONMENT_VARIABLES}
+_BY_OPTION = {variable.option: variable.name for variable in ENVIRONMENT_VARIABLES}
 # option keyword -> variable, for the options read as numbers
-_INTEGERS = {v.option: v.name for v in ENVIRONMENT_VARIABLES if v.accepts.startswith("a positive integer")}
-_SECONDS = {v.option: v.name for v in ENVIRONMENT_VARIABLES if v.accepts == "positive seconds"}
+_INTEGERS = {o: _BY_OPTION[o] for o in ("max_spans", "max_sessions", "max_queue_bytes", "max_engine_bytes")}
+_SECONDS = {o: _BY_OPTION[o] for o in ("span_ttl", "session_ttl", "check_timeout")}
 
 
 def _fail(name: str, value: str) -> ValueError:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
 from opentelemetry import trace as trace_api
-from opentelemetry._logs import LoggerProvider, SeverityNumber
+from opentelemetry._logs import Logger, LoggerProvider, SeverityNumber
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
@@ -101,16 +101,15 @@ class LogRecordAlertExporter:
 
     def export(self, alert: ExportedAlert) -> None:
         """Emit the alert's log record."""
-        context = SpanContext(alert.trace_id, alert.span_id, is_remote=False, trace_flags=_SAMPLED)
-        severity_number, severity_text = _LOG_SEVERITY[alert.attributes[ATTR_ALERT_SEVERITY]]
-        self._logger.emit(
-            timestamp=time.time_ns(),
-            context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
-            severity_number=severity_number,
-            severity_text=severity_text,
-            body=alert.message,
-            attributes=alert.attributes,
-            event_name=ALERT_EVENT_NAME,
+        number, text = _LOG_SEVERITY[alert.attributes[ATTR_ALERT_SEVERITY]]
+        _emit_in_span(
+            self._logger,
+            alert.trace_id,
+            alert.span_id,
+            (number, text),
+            alert.message,
+            alert.attributes,
+            ALERT_EVENT_NAME,
         )
 
 
@@ -127,18 +126,32 @@ class DecisionLogExporter:
     def export_decision(self, message: list[Any]) -> None:
         """Emit the log record of the engine's :data:`~monitor.otel._records.OUT_GUARDRAIL` message."""
         _, trace_hi, trace_lo, span_id, attributes, body = message
-        context = SpanContext((trace_hi << 64) | trace_lo, span_id, is_remote=False, trace_flags=_SAMPLED)
         action = attributes.get(ATTR_ACTION)
         number = {"allow": SeverityNumber.INFO, "deny": SeverityNumber.ERROR}.get(action, SeverityNumber.WARN)
-        self._logger.emit(
-            timestamp=time.time_ns(),
-            context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
-            severity_number=number,
-            severity_text=number.name,
-            body=body,
-            attributes=attributes,
-            event_name=DECISION_EVENT_NAME,
-        )
+        trace_id = (trace_hi << 64) | trace_lo
+        _emit_in_span(self._logger, trace_id, span_id, (number, number.name), body, attributes, DECISION_EVENT_NAME)
+
+
+def _emit_in_span(
+    logger: Logger,
+    trace_id: int,
+    span_id: int,
+    severity: tuple[SeverityNumber, str],
+    body: Any,
+    attributes: Mapping[str, Any],
+    event_name: str,
+) -> None:
+    """Emit one log record in the context of the span it is reported against (none when the ids are not valid)."""
+    context = SpanContext(trace_id, span_id, is_remote=False, trace_flags=_SAMPLED)
+    logger.emit(
+        timestamp=time.time_ns(),
+        context=trace_api.set_span_in_context(NonRecordingSpan(context)) if context.is_valid else None,
+        severity_number=severity[0],
+        severity_text=severity[1],
+        body=body,
+        attributes=attributes,
+        event_name=event_name,
+    )
 
 
 class MetricsExporter:
