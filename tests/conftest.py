@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from support.client_tables import make_demo_tool_list, make_trusting_classifier
 
 from monitor.classify import Classifier
 from monitor.ingest import ToolList
+
+# No per-example deadline: on a shared, loaded machine one slow example is not a failure of the property.
+settings.register_profile("trifecta", deadline=None)
+settings.load_profile("trifecta")
 
 AgentDojoRunFactory = Callable[..., dict[str, Any]]
 JsonlWriter = Callable[[Path, Iterable[dict[str, Any] | str]], Path]

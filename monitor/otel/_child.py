@@ -104,13 +104,16 @@ class _Inbox:
             with self.ready:
                 if not chunk:
                     self.ended = True
-                elif rest := self._spill(chunk):
-                    # What the file did not take waits in memory, after what the file still holds.
-                    while self.spilled:
-                        self.ready.wait()
-                    self.chunks.append(rest)
-                if chunk:
+                else:
+                    rest = self._spill(chunk)
                     self.size += len(chunk)
+                    if rest:
+                        # What the file did not take waits in memory, after what the file still holds: wake the
+                        # taker for the file's records first, or both wait for each other.
+                        self.ready.notify_all()
+                        while self.spilled:
+                            self.ready.wait()
+                        self.chunks.append(rest)
                 self.ready.notify_all()
             if not chunk:
                 return

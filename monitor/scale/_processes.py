@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Iterable, Iterator
@@ -203,8 +204,9 @@ class _Pool:
 
 @contextlib.contextmanager
 def _interrupt_deferred() -> Iterator[None]:
-    """Hold an interrupt until the block is done (then raise it): a worker whose start is cut off mid-way gets a
-    truncated process object and prints a traceback. Only the main thread can hold it; elsewhere, nothing."""
+    """Hold an interrupt until the block is done, then give it to the handler it was meant for: a worker whose
+    start is cut off mid-way gets a truncated process object and prints a traceback. Only the main thread can hold
+    it; elsewhere, nothing. An interrupt that was ignored (``nohup``, a background job) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -215,7 +217,10 @@ def _interrupt_deferred() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
     if held:
-        raise KeyboardInterrupt
+        if callable(previous):
+            previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt; a host's does its part
+        else:
+            os.kill(os.getpid(), signal.SIGINT)  # as if it came now: the default action, or ignored again
 
 
 def _died(process: BaseProcess) -> str:

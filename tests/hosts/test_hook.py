@@ -486,8 +486,8 @@ def wait_until_gone(pid: int, seconds: float) -> bool:
 
 def test_an_idle_engine_exits_and_the_next_event_brings_it_back(state_dir: Path) -> None:
     lines = sample_lines("idle")
-    for line in lines[:4]:
-        run_hook(state_dir, line, "--idle-exit", "1")
+    for line in lines[:4]:  # idle long enough that the engine is still there when looked for below
+        run_hook(state_dir, line, "--idle-exit", "3")
     (pid,) = engine_pids(state_dir)
     assert wait_until_gone(pid, 30)
     assert not list(state_dir.glob("engine-*.sock")) and not list(state_dir.glob("engine-*.pid"))

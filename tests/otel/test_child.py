@@ -234,25 +234,61 @@ def test_the_memory_bound_counts_the_whole_resident_memory(monkeypatch: pytest.M
     assert engine.shed == 2
 
 
-def test_a_file_that_fills_up_part_way_through_a_write_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def _limit_file(monkeypatch: pytest.MonkeyPatch, room: int) -> None:
+    """The temporary file takes ``room`` bytes in all, as under a file-size limit or on a full disk: a short
+    write, then an error."""
     real = os.pwrite
-    room = {"bytes": 300_000}  # as a file-size limit or a full disk: a short write, then an error
+    left = {"bytes": room}
 
     def short(fd: int, data: Any, offset: int) -> int:
-        if room["bytes"] <= 0:
-            raise OSError(27, "File too large")
-        part = bytes(data[: room["bytes"]])
-        room["bytes"] -= len(part)
+        if left["bytes"] <= 0:
+            raise OSError(28, "No space left on device")
+        part = bytes(data[: left["bytes"]])
+        left["bytes"] -= len(part)
         return real(fd, part, offset)
 
     monkeypatch.setattr(os, "pwrite", short)
+
+
+def _start_taking(inbox: _Inbox) -> tuple[threading.Thread, list[bytes]]:
+    """Take everything from ``inbox`` on a thread (the engine's side); its list gets all it took at the end."""
+    got: list[bytes] = []
+    taker = threading.Thread(target=lambda: got.append(_drain(inbox)), daemon=True)
+    taker.start()
+    return taker, got
+
+
+def test_a_file_that_fills_up_part_way_through_a_write_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    _limit_file(monkeypatch, 300_000)
     read_fd, write_fd = os.pipe()
     inbox = _Inbox(read_fd, 1 << 30, memory_bytes=4 * 1024)
     data = _lines(6_000)  # about 1.3 MB, four times what the file takes
     writer = _feed(write_fd, data)
-    got = _drain(inbox)
+    taker, got = _start_taking(inbox)
+    taker.join(60)
+    assert not taker.is_alive(), "the records were never all handed over"
     writer.join(10)
-    assert got == data
+    assert got == [data]
+    os.close(read_fd)
+
+
+def test_a_short_write_while_the_engine_waits_for_records_hands_them_over(
+    wait_for: Waiter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine already waits for records when a burst reaches the file and the file takes only part of it:
+    the part in the file is handed over first, then the rest (neither side waits for the other)."""
+    _limit_file(monkeypatch, 5_000)
+    read_fd, write_fd = os.pipe()
+    inbox = _Inbox(read_fd, 1 << 30, memory_bytes=4 * 1024)
+    taker, got = _start_taking(inbox)
+    assert wait_for(lambda: len(inbox.ready._waiters) == 1)  # type: ignore[attr-defined]  # the taker waits
+    data = _lines(45)  # about 10 kB in one write: past the memory share, twice what the file takes
+    writer = _feed(write_fd, data)
+    taker.join(60)
+    assert not taker.is_alive(), "the records were never handed over"
+    writer.join(10)
+    assert got == [data]
+    os.close(read_fd)
 
 
 def test_records_the_file_cannot_give_back_are_reported_and_the_rest_still_read(

@@ -251,7 +251,8 @@ def test_check_tool_call_answers_confirm_when_the_engine_is_too_slow() -> None:
 
 @pytest.mark.parametrize("worker", ["thread", "process"])
 def test_check_tool_call_sees_every_span_ended_before(worker: str) -> None:
-    processor = TrifectaSpanProcessor(worker=worker)
+    # The engine process starts with this check: on a loaded machine that can take longer than the default wait.
+    processor = TrifectaSpanProcessor(worker=worker, check_timeout=120)
     provider, _ = make_provider(processor)
     tracer = provider.get_tracer("t")
     with tracer.start_as_current_span("agent", attributes={"gen_ai.conversation.id": "s"}) as agent:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,8 @@ def test_an_interrupt_stops_the_run_and_its_workers(
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     command = [sys.executable, "-m", "monitor", "analyze", str(archive), "--jobs", "2", "-q", "-o", str(tmp_path / "o")]
-    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True)
+    with _python_handles_interrupts():  # the command gets the default action even where ours are ignored
+        process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True)
     workers: set[int] = set()
     for _ in range(600):  # until the workers are up (bounded: 60 s)
         workers = _descendants(process.pid)
@@ -88,13 +90,51 @@ def test_an_interrupt_while_a_worker_starts_waits_until_it_has_started() -> None
     from monitor.scale._processes import _interrupt_deferred
 
     finished = []
+    with _python_handles_interrupts():
+        try:
+            with _interrupt_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler runs here: held, not raised
+                finished.append(True)
+        except KeyboardInterrupt:
+            assert finished == [True]  # the block ran to its end, then the interrupt went on
+        else:
+            raise AssertionError("the held interrupt was not raised after the block")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_held_interrupt_goes_to_the_hosts_handler_and_an_ignored_one_stays_ignored() -> None:
+    from monitor.scale._processes import _interrupt_deferred
+
+    seen: list[int] = []
+
+    def host(signum: int, _frame: object) -> None:
+        seen.append(signum)
+
+    previous = signal.signal(signal.SIGINT, host)
     try:
         with _interrupt_deferred():
             os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the handler runs here: held, not raised
-            finished.append(True)
+            time.sleep(0.05)
+            assert seen == []  # held during the block
+        assert seen == [signal.SIGINT] and signal.getsignal(signal.SIGINT) is host
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as under nohup, or a background job of a script
+        with _interrupt_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # nothing raised, still ignored
     except KeyboardInterrupt:
-        assert finished == [True]  # the block ran to its end, then the interrupt went on
-    else:
-        raise AssertionError("the held interrupt was not raised after the block")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        raise AssertionError("an interrupt the host handles, or ignores, was raised instead") from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _python_handles_interrupts() -> Iterator[None]:
+    """Python's own interrupt handler for the block, whatever this process inherited (a run started in the
+    background of a script ignores interrupts); a command started here then gets the default action."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -20,6 +20,7 @@ from monitor.store import HookStore
 
 WRITERS = 4
 EVENTS_PER_WRITER = 250
+VICTIM_EVENTS = 50_000
 WRITER_SCRIPT = Path(__file__).with_name("store_writer.py")
 
 
@@ -37,9 +38,11 @@ writer_module = _load_writer()
 def _run_writers(path: Path, kill_after: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
     """Start the writers together; kill writer w with SIGKILL once it printed kill_after[w] commits.
     Return every (seq, index) each writer printed."""
+    # A writer to be killed has far more to write than it can before its kill, however late that comes.
+    counts = [VICTIM_EVENTS if w in kill_after else EVENTS_PER_WRITER for w in range(WRITERS)]
     procs = [
         subprocess.Popen(
-            [sys.executable, str(WRITER_SCRIPT), str(path), str(w), str(EVENTS_PER_WRITER)],
+            [sys.executable, str(WRITER_SCRIPT), str(path), str(w), str(counts[w])],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
