@@ -202,13 +202,14 @@ def run_child() -> int:
         pending += chunk
     size = int.from_bytes(pending[:8], "big")
     config = unpack_config(bytes(pending[8 : 8 + size]))
-    _lower_priority(config.engine_niceness)
     rest = bytes(pending[8 + size :])
     out: list[list[Any]] = []
     root = logging.getLogger()
     root.handlers[:] = [_ForwardHandler(out)]
     root.setLevel(logging.WARNING)
     engine = SpanEngine(config.make_monitor(), out.append, config)
+    # Built at the application's priority (the first check_tool_call may wait for it), then lowered for the work.
+    _lower_priority(config.engine_niceness)
     inbox = _Inbox(fd, config.max_queue_bytes, min(SPILL_AFTER_BYTES, config.max_engine_bytes // 8))
     memory = _MemoryBound(config.max_engine_bytes)
     while True:
