@@ -28,6 +28,10 @@ class CallClassification:
     destinations: tuple[str, ...] = ()
     voided: PinMismatch | None = None
     unchecked: UncheckedPin | None = None
+    read_only: bool | None = None
+    """The reviewed rule's word on whether the tool only reads (None: no rule, or it does not say)."""
+    retry_safe: bool = False
+    """The reviewed rule says repeating the call is harmless."""
 
 
 class Classifier:
@@ -73,7 +77,13 @@ class Classifier:
             else:
                 match = self.overrides.classify(tool)
             if match is not None and match.classification is not None:
-                return CallClassification(match.classification, match.rule_ids, match.destinations)
+                return CallClassification(
+                    match.classification,
+                    match.rule_ids,
+                    match.destinations,
+                    read_only=match.read_only,
+                    retry_safe=match.retry_safe,
+                )
             voided = match.voided if match is not None else None
             # The trust a rule file grants goes with its reviewed definitions: not for this one.
             not_reviewed = voided is not None or unchecked is not None

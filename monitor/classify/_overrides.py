@@ -292,7 +292,11 @@ class RuleSet:
             return OverrideMatch(None, (found.rule_id,), voided=voided), None
         provenance = self._apply(found, tool, remove=True)
         return OverrideMatch(
-            Classification(provenance=provenance), (found.rule_id,), tuple(found.entry.destinations)
+            Classification(provenance=provenance),
+            (found.rule_id,),
+            tuple(found.entry.destinations),
+            read_only=found.entry.read_only,
+            retry_safe=found.entry.retry == "safe",
         ), None
 
     @staticmethod

@@ -43,9 +43,14 @@ class PinMismatch:
 @dataclass(frozen=True)
 class OverrideMatch:
     """What layer 1 says of a call: the reviewed legs (None when the rule is void), the rule ids that
-    decided them, the argument paths that hold destinations, and a voided pin if any."""
+    decided them, the argument paths that hold destinations, a voided pin if any, and the rule's contract for
+    the ``reviewed-only`` policy: whether the tool only reads, and whether repeating it is safe."""
 
     classification: Classification | None
     rule_ids: tuple[str, ...] = ()
     destinations: tuple[str, ...] = ()
     voided: PinMismatch | None = None
+    read_only: bool | None = None
+    """True: the tool only reads; False: it writes; None: the rule does not say."""
+    retry_safe: bool = False
+    """Repeating a call whose outcome is unknown is harmless (``retry: safe``)."""

@@ -503,9 +503,7 @@ class SessionMonitor:
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
             steered.update(source for source in unexamined_sources if source in state.steered)
-        reviewed, attempt = gather_reviewed_facts(
-            state, self.policy, self.rules, context, classified, examined, args_cut
-        )
+        reviewed, attempt = gather_reviewed_facts(state, self.policy, context, classified, examined, args_cut)
         facts = CallFacts(
             **reviewed,
             level_before=level_before,

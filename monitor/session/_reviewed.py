@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.classify import CallClassification, RuleSet, classify_effects
+from monitor.classify import CallClassification, classify_effects
 from monitor.decide import Policy, PolicyMode
 from monitor.evidence import extract_destinations
 from monitor.models import Leg, ToolContext
 from monitor.session._approvals import hash_arguments
 from monitor.session._state import SessionState
-from monitor.types import OverrideSource
 
 MAX_ATTEMPTS = 4096
 """The most distinct writes a session remembers for retry checks; the oldest are forgotten first."""
@@ -22,7 +21,6 @@ MAX_ATTEMPTS = 4096
 def gather_reviewed_facts(
     state: SessionState,
     policy: Policy,
-    rules: OverrideSource | None,
     context: ToolContext,
     classified: CallClassification,
     examined: dict[str, Any] | None,
@@ -36,17 +34,13 @@ def gather_reviewed_facts(
     if policy.mode is not PolicyMode.REVIEWED_ONLY:
         return {}, None
     server, tool = context.server, context.name
-    entry = None
-    if classified.rule_ids and isinstance(rules, RuleSet):
-        found = rules.find(server, tool)
-        entry = found[1] if found is not None else None
-    writes = _writes(context, classified, entry.read_only if entry is not None else None)
+    writes = _writes(context, classified)
     approved, retry_of, key = False, None, None
     if writes:
         key = (server, tool, hash_arguments(context.arguments))
         approved = state.approvals.covers(*key)
         earlier = state.by_id.get(state.attempts.get(key, ""))
-        if earlier is not None and (not earlier.answered or earlier.failed) and not (entry and entry.retry == "safe"):
+        if earlier is not None and (not earlier.answered or earlier.failed) and not classified.retry_safe:
             retry_of = earlier.call_id
     scope = state.scope if state.scope is not None else policy.scope
     outside: tuple[str, ...] = ()
@@ -81,13 +75,13 @@ def remember_attempt(state: SessionState, key: tuple[str, str, str] | None, call
         del state.attempts[next(iter(state.attempts))]
 
 
-def _writes(context: ToolContext, classified: CallClassification, read_only: bool | None) -> bool:
+def _writes(context: ToolContext, classified: CallClassification) -> bool:
     """A call writes unless its reviewed rule says it only reads, or (the rule silent) its annotations say
     ``readOnlyHint: true`` and it has no destructive, privileged or code-execution effect. Either way, a call
     that sends out (an ``external_communication`` leg, e.g. a read of a remote share) writes."""
-    if Leg.EXTERNAL_COMMUNICATION in classified.classification.legs or read_only is False:
+    if Leg.EXTERNAL_COMMUNICATION in classified.classification.legs or classified.read_only is False:
         return True
-    if read_only:
+    if classified.read_only:
         return False
     annotations = context.definition.annotations if context.definition is not None else None
     if annotations is None or annotations.readOnlyHint is not True:

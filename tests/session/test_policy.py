@@ -18,7 +18,18 @@ import pytest
 from monitor.classify import RuleSet, load_rules
 from monitor.decide import Policy, PolicyMode, Scope, load_scope
 from monitor.errors import InputError, RuleLoadError
-from monitor.models import Action, Decision, Level, Reason
+from monitor.models import (
+    Action,
+    Classification,
+    Decision,
+    Leg,
+    LegSource,
+    Level,
+    OverrideMatch,
+    Provenance,
+    Reason,
+    ToolContext,
+)
 from monitor.session import SessionMonitor
 from monitor.session._approvals import ApprovalStore, hash_arguments
 
@@ -248,6 +259,37 @@ def test_a_retry_of_a_tool_with_a_declared_retry_contract_does_not_reconcile(rul
     monitor.before_call("s", "notes", "set_status", {"status": "away"}, "c1")
     monitor.after_call("s", "c1", FAILED)
     retry = monitor.before_call("s", "notes", "set_status", {"status": "away"}, "c2")
+    assert retry.action is Action.ALLOW and Reason.RECONCILE not in retry.reasons
+
+
+class ReviewedElsewhere:
+    """An override source other than the rule packs (a team's own review database) with the same contract."""
+
+    def classify(self, tool: ToolContext) -> OverrideMatch | None:
+        contracts = {"lookup": (True, False), "touch_note": (False, True)}  # (read_only, retry_safe)
+        if tool.name not in contracts:
+            return None
+        read_only, retry_safe = contracts[tool.name]
+        given = {Leg.PRIVATE_DATA: Provenance(source=LegSource.OVERRIDE, rule=f"db:{tool.name}")} if read_only else {}
+        return OverrideMatch(
+            Classification(provenance=given), (f"db:{tool.name}",), read_only=read_only, retry_safe=retry_safe
+        )
+
+    def trust_for(self, server: str) -> bool | None:
+        return None
+
+
+def test_another_override_source_gives_the_read_and_retry_contract_too() -> None:
+    monitor = SessionMonitor(
+        policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=ReviewedElsewhere(), builtin_rules=False
+    )
+    monitor.register_tools("s", "notes", TOOLS)
+    read = monitor.before_call("s", "notes", "lookup", {"q": "milk"}, "c1")
+    assert read.action is Action.ALLOW and not reasons(read) & {"tool-unreviewed", "approval-required"}
+    monitor.approve("s", "notes", "touch_note", {"id": 7}, reusable=True)
+    monitor.before_call("s", "notes", "touch_note", {"id": 7}, "c2")
+    monitor.after_call("s", "c2", FAILED)
+    retry = monitor.before_call("s", "notes", "touch_note", {"id": 7}, "c3")
     assert retry.action is Action.ALLOW and Reason.RECONCILE not in retry.reasons
 
 
