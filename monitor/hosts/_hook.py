@@ -14,6 +14,7 @@ exit status is always 0, and nothing but the answer is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -236,8 +237,30 @@ def run_hook(argv: list[str]) -> None:
         else:
             answer = _answer(options, payload)
     except Exception as exc:  # the last guard: never a traceback, never allow
-        answer = _fallback_answer(payload, f"internal error in the hook client ({type(exc).__name__}: {exc})")
+        reason = f"internal error in the hook client ({type(exc).__name__}: {exc})"
+        answer = _fallback_answer(payload, reason)
+        with contextlib.suppress(Exception):
+            report_unrecorded(locate_engine(options) if options is not None else None, payload, reason)
     _write(json.dumps(answer, ensure_ascii=False))
+
+
+def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) -> None:
+    """Say in the engine's log that an event is in no store: the answer to an event other than ``PreToolUse``
+    carries no reason (and the hook writes nothing on stderr), and an event must not go missing unsaid. Never
+    raises."""
+    if paths is None:
+        return
+    obj = _parse(payload)
+    sid = obj.get("session_id") if isinstance(obj, dict) else None
+    event = obj.get("hook_event_name") if isinstance(obj, dict) else None
+    line = " ".join(f"an event ({event!r}) of session {sid!r} was not recorded: {reason}".split())
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    with contextlib.suppress(OSError):
+        fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, f"{stamp} hook[{os.getpid()}] ERROR {line}\n".encode())
+        finally:
+            os.close(fd)
 
 
 def _read_stdin() -> bytes:
@@ -266,10 +289,13 @@ def _answer(options: HookOptions, payload: bytes) -> dict[str, Any]:
     except EngineUnavailable as exc:
         reason = f"{exc} (see {paths.log})"
         stored = _store_unprocessed(paths, payload, received)
+        if stored is not None:
+            report_unrecorded(paths, payload, f"{exc}; {stored}")
         return _fallback_answer(payload, reason if stored is None else f"{reason}; {stored}")
     if not reply.get("committed"):
         stored = _store_unprocessed(paths, payload, received)
         if stored is not None:
+            report_unrecorded(paths, payload, f"{reply.get('message', '')}; {stored}")
             reply["message"] = f"{reply.get('message', '')}; {stored}"
     return to_claude_code(reply.get("action"), str(reply.get("message") or ""), options.on_allow)
 

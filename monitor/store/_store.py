@@ -168,7 +168,9 @@ class HookStore:
                 if self.read_only:
                     conn.execute("PRAGMA query_only = ON")
                 else:
-                    conn.execute("PRAGMA journal_mode = WAL")
+                    # A new file turns to WAL once; the switch needs the file alone, and SQLite does not wait for
+                    # that (a busy error at once when several processes open a new store together).
+                    self._execute_when_free(conn, "PRAGMA journal_mode = WAL")
                     conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
                     conn.execute("PRAGMA foreign_keys = ON")
                     if _user_version(conn) < SCHEMA_VERSION:
@@ -232,13 +234,17 @@ class HookStore:
         """``BEGIN IMMEDIATE``, trying again every millisecond or two while another connection writes, until
         ``busy_timeout`` has passed. SQLite's own waiting sleeps up to 100 ms between tries, and a waiter
         can miss many turns: with four busy writers one write waited over a second."""
+        self._execute_when_free(conn, "BEGIN IMMEDIATE")
+
+    def _execute_when_free(self, conn: sqlite3.Connection, statement: str) -> None:
+        """Run ``statement``, trying again while the file is busy, until ``busy_timeout`` has passed."""
         deadline = time.monotonic() + self._busy_timeout
         delay = _FIRST_RETRY
         conn.execute("PRAGMA busy_timeout = 0")
         try:
             while True:
                 try:
-                    conn.execute("BEGIN IMMEDIATE")
+                    conn.execute(statement)
                     return
                 except sqlite3.OperationalError as exc:
                     if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:

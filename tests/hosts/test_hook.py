@@ -395,6 +395,18 @@ def test_a_store_that_is_not_a_store_asks_without_a_traceback(state_dir: Path) -
     assert (state_dir / "hooks.sqlite3").read_bytes() == b"not a database" * 100
 
 
+def test_an_event_no_one_could_store_is_named_in_the_engine_log(state_dir: Path) -> None:
+    state_dir.mkdir(parents=True)
+    (state_dir / "hooks.sqlite3").write_bytes(b"not a database" * 100)
+    prompt = json.loads((SAMPLES / "hooks.jsonl").read_text().splitlines()[1])
+    assert prompt["hook_event_name"] == "UserPromptSubmit"
+    answer, stderr = run_hook(state_dir, json.dumps(prompt).encode())
+    assert answer == {} and stderr == ""  # no room for a reason in the answer, and none on stderr
+    [line] = [x for x in (state_dir / "engine.log").read_text().splitlines() if "was not recorded" in x]
+    assert f"an event ('UserPromptSubmit') of session {prompt['session_id']!r} was not recorded" in line
+    assert "hooks.sqlite3" in line and " ERROR " in line
+
+
 @pytest.mark.parametrize(
     ("stdin", "expected"),
     [

@@ -265,6 +265,23 @@ def test_a_write_that_waits_beyond_the_timeout_is_an_error_naming_the_file(tmp_p
         holder.close()
 
 
+def test_a_new_store_opened_while_another_writes_it_waits_its_turn(tmp_path: Path) -> None:
+    """Several hooks open a store that does not exist yet (the first events of parallel agents): turning the
+    new file to WAL needs it alone, and SQLite answers "locked" at once rather than waiting for that."""
+    path = tmp_path / "hooks.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another opener of the new file, in its first write
+    release = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+    release.start()
+    try:
+        with HookStore(path) as store:
+            store.append("s1", "UserPromptSubmit", "{}", received=1.0)
+            assert [e.event for e in store.events()] == ["UserPromptSubmit"]
+    finally:
+        release.join()
+        holder.close()
+
+
 def test_a_read_only_store_reads_while_another_writes_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "hooks.sqlite3"
     with pytest.raises(InputError, match="no such store file"):
