@@ -250,15 +250,15 @@ def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) ->
     raises."""
     if paths is None:
         return
-    obj = _parse(payload)
-    sid = obj.get("session_id") if isinstance(obj, dict) else None
-    event = obj.get("hook_event_name") if isinstance(obj, dict) else None
-    line = " ".join(f"an event ({event!r}) of session {sid!r} was not recorded: {reason}".split())
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(Exception):  # the last word on a failure: nothing may escape it
+        obj = _parse(payload)
+        sid = obj.get("session_id") if isinstance(obj, dict) else None
+        event = obj.get("hook_event_name") if isinstance(obj, dict) else None
+        line = " ".join(f"an event ({event!r}) of session {sid!r} was not recorded: {reason}".split())
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, f"{stamp} hook[{os.getpid()}] ERROR {line}\n".encode())
+            os.write(fd, f"{stamp} hook[{os.getpid()}] ERROR {line}\n".encode("utf-8", "backslashreplace"))
         finally:
             os.close(fd)
 
@@ -382,7 +382,10 @@ def _connect(paths: EnginePaths, options: HookOptions, deadline: float) -> socke
     started_at: float | None = None
     delay = 0.002
     while True:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError as exc:  # out of descriptors, say
+            raise EngineUnavailable(f"cannot reach the engine ({exc.strerror or exc})") from None
         try:
             conn.settimeout(max(0.001, deadline - time.monotonic()))
             conn.connect(paths.socket)
@@ -426,12 +429,15 @@ def start_engine(paths: EnginePaths, options: HookOptions) -> None:
     for the hook's stdout to close), stderr to the log."""
     import subprocess
 
-    ensure_private_dir(paths.state_dir)
-    ensure_private_dir(os.path.dirname(paths.socket))
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # holds ``monitor``
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:  # a failure here is the engine's absence: the client then stores the event itself
+        ensure_private_dir(paths.state_dir)
+        ensure_private_dir(os.path.dirname(paths.socket))
+        fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise EngineUnavailable(f"cannot start the engine ({exc.strerror or exc})") from None
     try:
         subprocess.Popen(
             engine_command(paths, options),

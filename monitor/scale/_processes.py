@@ -207,8 +207,8 @@ def _interrupt_deferred() -> Iterator[None]:
     """Hold an interrupt until the block is done, then give it to the handler it was meant for: a worker whose
     start is cut off mid-way gets a truncated process object and prints a traceback. Only the main thread can hold
     it; elsewhere, nothing. An interrupt that was ignored (``nohup``, a background job) stays ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield  # elsewhere, or a handler Python did not install (an embedding host's): left alone
         return
     held: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from support.engines import engine_pids, kill_engines
 
-from monitor.hosts._hook import engine_command, locate_engine, parse_options
+from monitor.hosts._hook import engine_command, locate_engine, parse_options, report_unrecorded
 from monitor.store import HookStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -407,6 +407,25 @@ def test_an_event_no_one_could_store_is_named_in_the_engine_log(state_dir: Path)
     assert "hooks.sqlite3" in line and " ERROR " in line
 
 
+def test_an_engine_log_that_cannot_be_opened_leaves_the_event_in_the_store(state_dir: Path) -> None:
+    (state_dir / "engine.log").mkdir(parents=True)  # the engine cannot be started with its log
+    prompt = json.loads((SAMPLES / "hooks.jsonl").read_text().splitlines()[1])
+    answer, stderr = run_hook(state_dir, json.dumps(prompt).encode())
+    assert answer == {} and stderr == ""
+    assert stored_rows(state_dir, "SELECT event, processed FROM events") == [("UserPromptSubmit", 0)]
+
+
+def test_the_report_of_an_unrecorded_event_never_raises(tmp_path: Path) -> None:
+    paths = locate_engine(parse_options(["--state-dir", str(tmp_path)]))
+    reason = "cannot open /home/\udcffbad/hooks.sqlite3"  # a path that is not UTF-8, as os.fsdecode gives it
+    report_unrecorded(paths, b'{"session_id": "s", "hook_event_name": "Stop"}', reason)
+    assert "\\udcffbad" in (tmp_path / "engine.log").read_text()
+    report_unrecorded(paths, b"\xff not json", reason)  # nothing to name: still said, still no exception
+    (tmp_path / "engine.log").unlink()
+    (tmp_path / "engine.log").mkdir()
+    report_unrecorded(paths, b"{}", reason)  # the log cannot be written: nothing raised
+
+
 @pytest.mark.parametrize(
     ("stdin", "expected"),
     [
@@ -504,7 +523,7 @@ def test_an_idle_engine_exits_and_the_next_event_brings_it_back(state_dir: Path)
     assert wait_until_gone(pid, 30)
     assert not list(state_dir.glob("engine-*.sock")) and not list(state_dir.glob("engine-*.pid"))
     for line in lines[4:7]:
-        answer, _ = run_hook(state_dir, line, "--idle-exit", "1")
+        answer, _ = run_hook(state_dir, line, "--idle-exit", "3")
     assert permission(answer) == "ask"  # the session was rebuilt from the store
     assert engine_pids(state_dir) and pid not in engine_pids(state_dir)
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.scale.helpers import ROOT
 
 
@@ -127,6 +129,17 @@ def test_a_held_interrupt_goes_to_the_hosts_handler_and_an_ignored_one_stays_ign
         raise AssertionError("an interrupt the host handles, or ignores, was raised instead") from None
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_handler_python_did_not_install_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from monitor.scale import _processes
+
+    monkeypatch.setattr(_processes.signal, "getsignal", lambda _signum: None)  # as in a host that embeds Python
+    installed: list[object] = []
+    monkeypatch.setattr(_processes.signal, "signal", lambda *args: installed.append(args))
+    with _processes._interrupt_deferred():
+        pass
+    assert installed == []
 
 
 @contextlib.contextmanager
