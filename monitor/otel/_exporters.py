@@ -101,15 +101,9 @@ class LogRecordAlertExporter:
 
     def export(self, alert: ExportedAlert) -> None:
         """Emit the alert's log record."""
-        number, text = _LOG_SEVERITY[alert.attributes[ATTR_ALERT_SEVERITY]]
+        severity = _LOG_SEVERITY[alert.attributes[ATTR_ALERT_SEVERITY]]
         _emit_in_span(
-            self._logger,
-            alert.trace_id,
-            alert.span_id,
-            (number, text),
-            alert.message,
-            alert.attributes,
-            ALERT_EVENT_NAME,
+            self._logger, alert.trace_id, alert.span_id, severity, alert.message, alert.attributes, ALERT_EVENT_NAME
         )
 
 

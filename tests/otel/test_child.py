@@ -258,6 +258,14 @@ def _start_taking(inbox: _Inbox) -> tuple[threading.Thread, list[bytes]]:
     return taker, got
 
 
+def _check_handed_over(taker: threading.Thread, got: list[bytes], writer: threading.Thread, data: bytes) -> None:
+    """The taker got everything written, in order, and ended (bounded: a deadlock fails, not hangs)."""
+    taker.join(60)
+    assert not taker.is_alive(), "the records were never all handed over"
+    writer.join(10)
+    assert got == [data]
+
+
 def test_a_file_that_fills_up_part_way_through_a_write_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     _limit_file(monkeypatch, 300_000)
     read_fd, write_fd = os.pipe()
@@ -265,10 +273,7 @@ def test_a_file_that_fills_up_part_way_through_a_write_loses_nothing(monkeypatch
     data = _lines(6_000)  # about 1.3 MB, four times what the file takes
     writer = _feed(write_fd, data)
     taker, got = _start_taking(inbox)
-    taker.join(60)
-    assert not taker.is_alive(), "the records were never all handed over"
-    writer.join(10)
-    assert got == [data]
+    _check_handed_over(taker, got, writer, data)
     os.close(read_fd)
 
 
@@ -284,10 +289,7 @@ def test_a_short_write_while_the_engine_waits_for_records_hands_them_over(
     assert wait_for(lambda: len(inbox.ready._waiters) == 1)  # type: ignore[attr-defined]  # the taker waits
     data = _lines(45)  # about 10 kB in one write: past the memory share, twice what the file takes
     writer = _feed(write_fd, data)
-    taker.join(60)
-    assert not taker.is_alive(), "the records were never handed over"
-    writer.join(10)
-    assert got == [data]
+    _check_handed_over(taker, got, writer, data)
     os.close(read_fd)
 
 
