@@ -34,6 +34,7 @@ SUITE = Path(__file__).resolve().parent / "scenarios"
 LOADED = load_scenarios(SUITE)
 SUITE_SCENARIOS = [item for item in LOADED if isinstance(item, Scenario)]
 BY_ID = {s.id: s for s in SUITE_SCENARIOS}
+PENDING: dict[str, str] = yaml.safe_load((SUITE.parent / "pending-scenarios.yaml").read_text(encoding="utf-8"))
 
 
 # -- the suite ---------------------------------------------------------------------------------------------------
@@ -45,7 +46,17 @@ def test_every_scenario_file_loads() -> None:
     assert len(SUITE_SCENARIOS) >= 44
 
 
-@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.id) for s in SUITE_SCENARIOS])
+def _param(s: Scenario) -> Any:
+    if s.id in PENDING:
+        return pytest.param(s, id=s.id, marks=pytest.mark.xfail(reason=PENDING[s.id], strict=True))
+    return pytest.param(s, id=s.id)
+
+
+def test_pending_scenarios_are_in_the_suite() -> None:
+    assert set(PENDING) <= set(BY_ID)
+
+
+@pytest.mark.parametrize("scenario", [_param(s) for s in SUITE_SCENARIOS])
 def test_scenario(scenario: Scenario) -> None:
     result = run_scenario(scenario)
     if not result.passed:

@@ -63,9 +63,12 @@ def classify_by_heuristics(tool: ToolContext) -> Opinion:
 
 
 def classify_by_absence_heuristics(tool: ToolContext) -> Opinion:
-    """Layer 3, second half (balanced posture): a leg no earlier layer gave is absent when the tool's name says
-    it only reads, lists or computes (X), unless its name also says it writes or its annotations say it is not
-    read-only. It reads no hint that could only lower risk, so an untrusted server's hints never remove a leg."""
+    """Layer 3, second half (balanced posture), for a trusted server's tools only: a leg no earlier layer gave is
+    absent when the tool's name says it only reads, lists or computes (X), unless its name also says it writes
+    or its annotations say it is not read-only. A tool of a server nobody trusts keeps the legs the no-hint
+    default gives, whatever it is called: its arguments reach that server (DESIGN §3's invariant)."""
+    if not tool.trusted:
+        return {}
     return dict.fromkeys(match_heuristics(HEURISTICS, tool.name, tool.definition, absent=True), None)
 
 

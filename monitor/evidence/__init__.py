@@ -1,7 +1,14 @@
 """Evidence that data flows (DESIGN §4): results parsed as the structured data they are, fingerprints of
 private content, the destinations a call sends to, and the session's content index that says who chose them."""
 
-from monitor.evidence._actions import ACTION_FAMILIES, ActionFamily, asks_for_action, delegates_everything
+from monitor.evidence._actions import (
+    ACTION_FAMILIES,
+    ActionFamily,
+    asks_for_action,
+    asks_to_send_secret,
+    delegates_everything,
+    says_it_publishes,
+)
 from monitor.evidence._content import (
     FREE_TEXT_KEYS,
     ReadBounds,
@@ -80,6 +87,7 @@ __all__ = [
     "UNEXAMINED",
     "WINDOW",
     "asks_for_action",
+    "asks_to_send_secret",
     "bound_arguments",
     "canonical_host",
     "clear_text_memos",
@@ -116,6 +124,7 @@ __all__ = [
     "parse_shell_command",
     "parse_structured",
     "registrable_domain",
+    "says_it_publishes",
     "secret_needles",
     "skeleton",
     "squash",

@@ -169,3 +169,24 @@ def asks_for_action(user_texts: Iterable[str], tool: str, *, delegating: bool = 
 def _stems(family: ActionFamily) -> re.Pattern[str]:
     # Words match where a word starts: "send" in "sending", never "dm" inside "admin".
     return re.compile(r"\b(?:" + "|".join(family.user_words) + ")", re.IGNORECASE)
+
+
+_SECRET_WORDS = re.compile(
+    r"\b(?:passwords?|passphrases?|passcodes?|credentials?|tokens?|api[ -]?keys?|ssh[ -]?keys?|private[ -]?keys?"
+    r"|secrets?|otp|one-time|pin|verification codes?|security codes?|2fa codes?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_send_secret(user_texts: Iterable[str]) -> bool:
+    """Whether the user's words speak of a secret (a password, a token, a key, a one-time code): only then may
+    one leave for a recipient the user chose without a person confirming it."""
+    return any(_SECRET_WORDS.search(text) for text in user_texts)
+
+
+def says_it_publishes(tool: str) -> bool:
+    """Whether a tool's name says it sends or publishes (a word of the message or publish families): then what it
+    writes has an audience beyond the server, even where no argument names one. A name may add a recipient this
+    way, never take one away."""
+    tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    return any(tokens & family.tool_words for family in ACTION_FAMILIES if family.id in ("message", "publish"))

@@ -130,6 +130,7 @@ class FragmentIndex:
         self.max_secrets = max_secrets
         self._prints: OrderedDict[int, str] = OrderedDict()
         self._secrets: OrderedDict[str, tuple[str, tuple[tuple[str, bool], ...]]] = OrderedDict()
+        self._credentials: set[str] = set()
         self._known: dict[int, int] = {}
         self._user_typed: set[int] = set()
         self._user_text: list[str] = []
@@ -175,9 +176,29 @@ class FragmentIndex:
             return
         if key not in self._secrets:
             self._secrets[key] = (call_id, needles)
+        if secret.credential:
+            self._credentials.add(key)
         if len(self._secrets) > self.max_secrets:
-            self._secrets.popitem(last=False)
+            dropped, _ = self._secrets.popitem(last=False)
+            self._credentials.discard(dropped)
             self.truncated = True
+
+    def find_secret_sources(self, matches: Iterable[FragmentMatch]) -> frozenset[str]:
+        """The sources of ``matches`` that are, or hold, a credential of the private content: a secret named as
+        one (under a secret key, or by a secret word such as password, token or one-time code), found as such
+        or whole in a match's text. A long token that is only shaped like a secret (a file name with a date)
+        is not one."""
+        found: set[str] = set()
+        for match in matches:
+            if match.transform in (Transform.PARAPHRASE, Transform.FILE):
+                continue
+            text = normalize(match.text)[0]
+            if any(
+                (key.removeprefix(_RAW_KEY) in match.text) if key.startswith(_RAW_KEY) else (key in text)
+                for key in self._credentials
+            ):
+                found.add(match.from_call)
+        return frozenset(found)
 
     def secrets(self) -> list[str]:
         """The normalised secrets indexed, oldest first."""

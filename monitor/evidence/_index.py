@@ -151,8 +151,20 @@ class ContentIndex:
             for _, _, text in iter_argument_texts(arguments)
             if _MIN_STEERING_CHARS - 1 <= len(text) <= _MAX_ATTRIBUTE_CHARS and not text.strip().isdigit()
         ]
-        if named and all(self.typed_by_user(text) or self._names_typed_object(text) for text in named):
+        if named and all(
+            self.typed_by_user(text) or self._names_typed_object(text) or self._under_typed_path(text) for text in named
+        ):
             self.pointed.add(call_id)
+
+    def _under_typed_path(self, value: str) -> bool:
+        # A file in a folder the user named (``/user/info/bob.txt`` under ``/user/info``) is in the place pointed at.
+        value = normalize_text(value)
+        head = value.rsplit("/", 1)[0]
+        while head and head != value:
+            if len(head) >= _MIN_STEERING_CHARS and self.typed_by_user(head):
+                return True
+            value, head = head, head.rsplit("/", 1)[0]
+        return False
 
     def _names_typed_object(self, value: str) -> bool:
         # An id from a listing whose object the user named (``C01GENERAL`` for the channel "general").
@@ -513,6 +525,10 @@ class ContentIndex:
         listed_in = self.listed.get(value)
         return listed_in is not None and self._order.get(listed_in, 0) < self._order.get(call_id, 0)
 
+    def find_secret_sources(self, fragments: Iterable[FragmentMatch]) -> frozenset[str]:
+        """The sources of ``fragments`` that are, or hold, a secret of the session's private content."""
+        return self.private.find_secret_sources(fragments)
+
     def find_private(self, arguments: Mapping[str, Any], skip_paths: Iterable[str] = ()) -> list[FragmentMatch]:
         """Private content (not typed by the user) in a call's arguments, in any of the forms
         :meth:`FragmentIndex.search` looks for. ``skip_paths`` (the destinations) are not content: sending to
@@ -579,5 +595,6 @@ def contains_token(text: str, value: str, *, domain: bool = False) -> bool:
 def _id_mention(number: str) -> re.Pattern[str]:
     # A bare number in prose is a date, an amount or a count; named as an id it is a target.
     quoted = rf"['\"`#]{number}\b|\b{number}['\"`]"
-    named = rf"\b(?:id|no|number|file|item|record|ticket|event|message|email)\W{{0,4}}{number}\b"
+    nouns = "id|no|number|file|item|record|ticket|event|message|email|doc|document|note|page|sheet|issue|order"
+    named = rf"\b(?:{nouns})\W{{0,4}}{number}\b"
     return re.compile(f"(?:{quoted}|{named})")

@@ -113,6 +113,8 @@ class Secret:
 
     norm: str
     raw: str
+    credential: bool = True
+    """Named as a secret (under a secret key or by a secret word), not only shaped like one (a long token)."""
 
 
 def squash_folded(text: str) -> str:
@@ -143,7 +145,8 @@ def find_secrets(key: str, value: str) -> Iterator[Secret]:
             if digits and digits.group(0) != found:
                 yield Secret(digits.group(0), digits.group(0))
     for m in _LONG_TOKEN.finditer(value):
-        yield _secret(m.group(0))
+        raw = m.group(0)
+        yield Secret(squash_folded(raw), raw, credential=False)
 
 
 def _secret(raw: str) -> Secret:

@@ -63,6 +63,15 @@ class Reason(StrEnum):
     the user did not name."""
     REQUEST_CARRIES_NOTHING_NEW = "request-carries-nothing-new"
     DESTINATION_USER_DELEGATED = "destination-user-delegated"
+    RETURNED_TO_ORIGIN = "returned-to-origin"
+    """The call names no recipient, and the private content it carries goes back to the server it came from (a
+    one-time code typed into the service that mailed it, a booking's ids passed back to the booking tool)."""
+    SECRET_TO_RECIPIENT = "secret-to-recipient"
+    """A secret (a password, a token, a key, a one-time code) goes to a named recipient or a place others read,
+    and the user's words do not ask for a secret to be sent: whoever chose the recipient, a person confirms."""
+    PRIVATE_BEYOND_DELEGATION = "private-beyond-delegation"
+    """A recipient the user delegated (taken from a place the user pointed at) gets private content from
+    elsewhere than that place: the user delegated where to send, not what."""
     DESTINATION_LOOKALIKE = "destination-lookalike"
     DESTINATION_LOCAL = "destination-local"
     DESTINATION_OWN_ACCOUNT = "destination-own-account"

@@ -30,6 +30,9 @@ from monitor.models import (
 from monitor.session._state import SessionState
 
 ARMED_LEGS = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})
+OWN_ORIGINS = frozenset({Origin.USER, Origin.ALLOWLIST, Origin.LISTING})
+"""Who chose a recipient for it to be the user's own (typed, allowlisted, or listed among the user's things):
+besides such recipients, content may go back to the server it came from."""
 _MAX_NOTHING_NEW_CHARS = 32
 _MAX_UNEXAMINED_SOURCES = 8
 
@@ -62,6 +65,20 @@ def carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destina
         return False
     paths = {d.path for d in keyed}
     return all(path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS for path, _, text in iter_argument_texts(arguments))
+
+
+def carries_composed_text(index: ContentIndex, arguments: Mapping[str, Any], skip_paths: set[str]) -> bool:
+    """Whether a call carries text the agent may have composed: an argument value (outside ``skip_paths``, the
+    recipients) of several words, or longer than a short identifier, that the user did not type and the session
+    never saw whole. What
+    the agent writes in its own words while private data is in context can restate it where no evidence tells."""
+    return any(
+        path not in skip_paths
+        and (len(text) > _MAX_NOTHING_NEW_CHARS or len(text.split()) > 1)
+        and not index.typed_by_user(text)
+        and not index.is_seen_verbatim(text)
+        for path, _, text in iter_argument_texts(arguments)
+    )
 
 
 def verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:

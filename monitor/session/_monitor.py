@@ -50,10 +50,12 @@ from monitor.evidence import (
     ReadBounds,
     Reading,
     asks_for_action,
+    asks_to_send_secret,
     bound_arguments,
     extract_destinations,
     extract_targets,
     is_own_store_write,
+    says_it_publishes,
 )
 from monitor.models import (
     ALL_LEGS,
@@ -71,6 +73,7 @@ from monitor.models import (
     LabelledDestination,
     Leg,
     Level,
+    Origin,
     Posture,
     SessionReport,
     ToolCall,
@@ -93,12 +96,14 @@ from monitor.session._boundary import (
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     ARMED_LEGS,
+    OWN_ORIGINS,
     alert_on_changed_definition,
     alert_on_decision,
     alert_on_truncation,
     alert_on_unchecked_pin,
     alert_on_void_pin,
     backed_legs,
+    carries_composed_text,
     carries_nothing_new,
     label_target,
     unexamined_content,
@@ -458,6 +463,9 @@ class SessionMonitor:
         fragments: list[FragmentMatch] = []
         shared_place = False
         asked_sources: frozenset[str] = frozenset()
+        returned_sources: frozenset[str] = frozenset()
+        secret_sources: frozenset[str] = frozenset()
+        composed = True
         nothing_new = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
         level_before = level_of_legs(legs_before)
@@ -488,9 +496,28 @@ class SessionMonitor:
             recipients = {d.path for d in destinations if d.keyed} - url_paths
             # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
             verbatim = verbatim_paths(state.index, examined, url_paths)
-            fragments = state.index.find_private(examined, recipients | verbatim)
+            # A place the session saw named (a file, a channel) is an identifier, not content it carries.
+            named_places = {
+                d.destination.path
+                for d in targets
+                if d.origin is not Origin.UNSEEN or state.index.is_seen_verbatim(d.destination.value)
+            }
+            fragments = state.index.find_private(examined, recipients | verbatim | named_places)
             fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
             nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
+            # Who may read each value: the server a value came from may have it back; a secret is named as such.
+            # ... when its name does not say it publishes and it names no one but the user's own (no target either).
+            returned_sources = frozenset(
+                f.from_call
+                for f in fragments
+                if not says_it_publishes(tool)
+                and not targets
+                and all(d.destination.keyed and d.origin in OWN_ORIGINS for d in labelled)
+                and (origin := state.by_id.get(f.from_call)) is not None
+                and origin.server == server
+            )
+            secret_sources = state.index.find_secret_sources(fragments)
+            composed = carries_composed_text(state.index, examined, recipients | verbatim | named_places)
         # A steered action needs untrusted content in the context: only then are its effects worth reading.
         steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
         effects = classify_effects(context) if steerable else frozenset()
@@ -503,6 +530,12 @@ class SessionMonitor:
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
             steered.update(source for source in unexamined_sources if source in state.steered)
+        # A thing of the user's own is not one untrusted content named ("I shared doc 4471 with you, append ...").
+        own_store = is_own_store_write(tool) and not (
+            level_before is Level.ARMED
+            and examined
+            and state.index.find_steered_value(examined, tool, copied_lines=False) is not None
+        )
         reviewed, attempt = gather_reviewed_facts(state, self.policy, context, classified, examined, args_cut)
         facts = CallFacts(
             **reviewed,
@@ -522,12 +555,16 @@ class SessionMonitor:
             fragments=fragments,
             targets=targets,
             nothing_new=nothing_new,
-            own_store=is_own_store_write(tool),
+            own_store=own_store,
             action_asked=not (fragments or unexamined) or asks_for_action(state.index.user_text, tool),
             effects=effects,
             steered_by=steered_by,
             unexamined=unexamined,
             unexamined_sources=unexamined_sources,
+            returned_sources=returned_sources,
+            secret_sources=secret_sources,
+            secret_asked=asks_to_send_secret(state.index.user_text),
+            composed=composed,
         )
         decision = note_call_id(decide(self.policy, facts), call_id)
         remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)

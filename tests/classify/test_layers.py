@@ -84,17 +84,23 @@ def test_result_hints_only_add() -> None:
     assert read_result_labels("plain text").added_legs() == {}
 
 
-def test_a_read_only_name_drops_the_default_x_but_not_an_annotated_one() -> None:
-    c = classify({"name": "get_weather"})
-    assert c.legs == {U}
-    assert X in classify({"name": "get_weather", "annotations": {"openWorldHint": True}}).legs
-    assert X in classify({"name": "get_weather"}, posture=Posture.STRICT).legs
+def test_a_read_only_name_keeps_x_on_a_server_nobody_trusts() -> None:
+    for name in ("get_weather", "lookup", "get_current_time", "search", "read_note", "list_articles"):
+        assert classify({"name": name}).legs >= {U, X}, name
+        claims = {"readOnlyHint": True, "openWorldHint": False}
+        assert classify({"name": name, "annotations": claims}).legs >= {U, X}, name
+
+
+def test_a_read_only_name_drops_the_default_x_of_a_trusted_server_but_not_an_annotated_one() -> None:
+    assert classify({"name": "get_weather"}, trusted=True).legs == {U}
+    assert X in classify({"name": "get_weather", "annotations": {"openWorldHint": True}}, trusted=True).legs
+    assert X in classify({"name": "get_weather"}, trusted=True, posture=Posture.STRICT).legs
 
 
 def test_hints_that_say_a_tool_writes_keep_x() -> None:
-    assert X in classify({"name": "get_weather", "annotations": {"readOnlyHint": False}}).legs
-    assert X in classify({"name": "get_weather", "annotations": {"destructiveHint": True}}).legs
-    assert X not in classify({"name": "get_weather", "annotations": {"readOnlyHint": True}}).legs
+    assert X in classify({"name": "get_weather", "annotations": {"readOnlyHint": False}}, trusted=True).legs
+    assert X in classify({"name": "get_weather", "annotations": {"destructiveHint": True}}, trusted=True).legs
+    assert X not in classify({"name": "get_weather", "annotations": {"readOnlyHint": True}}, trusted=True).legs
 
 
 _hint = st.one_of(st.none(), st.booleans(), st.sampled_from(["false", "true", 0, 1]))
@@ -145,6 +151,7 @@ def test_untrusted_hints_never_remove_a_leg(
     bare = classify(_raw_tool(name, description, props, None), posture=posture)
     hinted = classify(_raw_tool(name, description, props, annotations), posture=posture)
     assert bare.legs <= hinted.legs
+    assert hinted.legs >= ({U, X} if posture is Posture.BALANCED else ALL_LEGS)
 
 
 @given(
@@ -153,11 +160,13 @@ def test_untrusted_hints_never_remove_a_leg(
     props=st.lists(_words, max_size=4),
 )
 def test_only_the_absence_heuristics_take_a_default_leg_away(name: str, description: str, props: list[str]) -> None:
-    """A tool with no hints keeps the balanced default's U and X unless an absence heuristic says X is absent,
-    and then it says so in the heuristics' own words; strict posture keeps all three legs."""
+    """A tool of a server nobody trusts keeps the balanced default's U and X whatever its name, description and
+    schema say (DESIGN §3's invariant); a trusted server's tool loses X only where an absence heuristic says so,
+    in the heuristics' own words; strict posture keeps all three legs."""
     raw = _raw_tool(name, description, props, None)
     tool, _ = parse_tool(raw)
-    c = classify(raw)
+    assert classify(raw).legs >= {U, X}
+    c = classify(raw, trusted=True)
     assert U in c.legs
     absent = match_heuristics(HEURISTICS, name, tool, absent=True)
     assert (X in c.legs) == (X not in absent or X in match_heuristics(HEURISTICS, name, tool))

@@ -222,9 +222,10 @@ def test_an_unchecked_pin_adds_the_legs_its_conditions_would_remove(tmp_path: Pa
         "        remove: [external_communication]\n    reason: lists items, syncs unless local\n"
     )
     classifier = Classifier(overrides=load_rules([tmp_path], builtin=False))
-    fallback = Classifier().classify(ToolContext("store", "list_items", arguments={"mode": "local"}))
-    assert X not in fallback.classification.legs  # a name that only lists: the fallback says it does not send
-    c = classifier.classify(ToolContext("store", "list_items", arguments={"mode": "local"}))
+    # A trusted server's tool whose name only lists: the fallback says it does not send.
+    fallback = Classifier().classify(ToolContext("store", "list_items", None, True, {"mode": "local"}))
+    assert X not in fallback.classification.legs
+    c = classifier.classify(ToolContext("store", "list_items", None, True, {"mode": "local"}))
     assert c.unchecked is not None and {P, X} <= c.classification.legs
 
 

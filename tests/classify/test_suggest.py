@@ -17,7 +17,8 @@ def test_draft_is_experimental_pinned_and_its_tests_pass(tmp_path: Path) -> None
     doc = draft_rule_file("web", TOOLS)
     assert doc["status"] == "experimental"
     assert [e["pin"] for e in doc["tools"]] == [hash_definition(t) for t in TOOLS]
-    assert doc["tools"][1]["legs"] == ["private_data", "untrusted_content"]
+    # What an untrusted server's tool gets with no hints: its name never takes the sending leg away.
+    assert doc["tools"][1]["legs"] == ["private_data", "untrusted_content", "external_communication"]
     assert "heuristic" in doc["tools"][1]["reason"] and doc["tools"][1]["reason"].startswith("DRAFT")
     (tmp_path / "web.yaml").write_text(dump_rule_file(doc))
     rules = load_rules([tmp_path], builtin=False)

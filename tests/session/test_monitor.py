@@ -72,9 +72,18 @@ def test_allowlisted_destination_is_allowed() -> None:
 
 def test_unseen_destination_is_confirmed() -> None:
     m = armed_monitor()
-    d = m.before_call("s", "mail", "send_email", {"to": "someone@else.example", "body": "x"}, "c2")
+    d = m.before_call("s", "mail", "send_email", {"to": "someone@else.example", "body": "see you at the review"}, "c2")
     assert d.action is Action.CONFIRM
     assert Reason.DESTINATION_UNSEEN in d.reasons
+
+
+def test_unseen_destination_sent_only_identifiers_is_allowed() -> None:
+    """A recipient nobody chose that gets no private content and no text the agent wrote (an account name the
+    agent made up, a short code) is told nothing: the request carries nothing new."""
+    m = armed_monitor()
+    d = m.before_call("s", "shop", "login", {"username": "alice_username", "password": "alice_pw"}, "c2")
+    assert d.action is Action.ALLOW
+    assert d.reasons == (Reason.DESTINATION_UNSEEN, Reason.REQUEST_CARRIES_NOTHING_NEW)
 
 
 def test_private_fragment_without_destination_is_exfiltration() -> None:
@@ -143,7 +152,7 @@ def test_call_without_recorded_result_counts_once_a_later_result_arrives() -> No
     m.before_call("s", "web", "fetch_page", {"url": "https://news.example"}, "c1")
     m.before_call("s", "web", "get_time", {}, "c2")
     m.after_call("s", "c2", "12:00")
-    d = m.before_call("s", "web", "fetch_page", {"url": "https://other.example"}, "c3")
+    d = m.before_call("s", "web", "fetch_page", {"url": "https://other.example", "q": "what the news says"}, "c3")
     assert U in d.legs_before
     assert d.action is Action.CONFIRM  # the destination appears nowhere the session has seen
 

@@ -94,7 +94,7 @@ def test_a_call_without_a_recorded_result_counts_once_a_later_result_arrives() -
     run(m, "c1", "fetch_page", {"url": "https://news.example"})
     d = run(m, "c2", "get_time", {}, "12:00")
     assert Leg.UNTRUSTED_CONTENT not in d.legs_call
-    later = run(m, "c3", "fetch_page", {"url": "https://other.example"})
+    later = run(m, "c3", "fetch_page", {"url": "https://other.example", "q": "what the news says"})
     assert Leg.UNTRUSTED_CONTENT in later.legs_before
     assert later.action is Action.CONFIRM
     # Before any later result, the fetch is not assumed to have run.

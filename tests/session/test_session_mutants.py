@@ -83,7 +83,7 @@ def test_a_trifecta_alert_is_high_when_asked_and_backed_and_said_once_for_allowe
     run(m, "c1", "read_channel", {"channel": "x"}, channel("Reminder: RFC comments close Friday."))
     assert run(m, "c2", "send_email", {"to": "bob@corp.example", "body": "summary"}).action is Action.ALLOW
     assert run(m, "c3", "send_email", {"to": "bob@corp.example", "body": "summary two"}).action is Action.ALLOW
-    d = run(m, "c4", "send_email", {"to": "eve@other.example", "body": "hello"})
+    d = run(m, "c4", "send_email", {"to": "eve@other.example", "body": "hello there"})
     assert d.action is Action.CONFIRM and d.level is Level.TRIFECTA
     trifecta = alerts(m, AlertKind.TRIFECTA)
     assert [(a.call_id, a.severity) for a in trifecta] == [("c2", Severity.WARNING), ("c4", Severity.HIGH)]
@@ -98,7 +98,7 @@ def test_a_trifecta_alert_stays_a_warning_when_untrusted_content_rests_on_the_ca
     """Untrusted content only the default assumed does not back a high alert, even for a confirmed send."""
     m = session("Mail the summary to bob@corp.example")
     run(m, "c1", "lookup", {"query": "x"}, "Reminder: RFC comments close Friday.")
-    d = run(m, "c2", "send_email", {"to": "eve@other.example", "body": "hello"})
+    d = run(m, "c2", "send_email", {"to": "eve@other.example", "body": "hello there"})
     assert d.action is Action.CONFIRM and d.level is Level.TRIFECTA
     assert [(a.call_id, a.severity) for a in alerts(m, AlertKind.TRIFECTA)] == [("c2", Severity.WARNING)]
 
