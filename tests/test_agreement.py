@@ -100,15 +100,16 @@ def test_recall_and_false_legs_per_server(synthetic: tuple[Path, Path]) -> None:
     # U: nobody has it in review; every tool gets it (the balanced default, or ping's annotation).
     assert (u.reviewed_with, u.reviewed_without, u.false_legs) == (0, 4, 4)
     assert u.recall is None and u.false_leg_rate == 1.0
-    # X: send_note found; ping's comes from its annotation, which no heuristic may take away.
-    assert (x.reviewed_with, x.found, x.reviewed_without, x.false_legs, x.false_by_annotation) == (1, 1, 3, 1, 1)
-    assert x.false_leg_rate == pytest.approx(1 / 3) and x.heuristic_false_leg_rate == 0.0
+    # X: send_note found; every other tool of this server nobody trusts keeps it (ping's from its annotation, the
+    # others from the no-hint default: a name never takes the sending leg away).
+    assert (x.reviewed_with, x.found, x.reviewed_without, x.false_legs, x.false_by_annotation) == (1, 1, 3, 3, 1)
+    assert x.false_leg_rate == pytest.approx(1.0) and x.heuristic_false_leg_rate == pytest.approx(1.0)
 
 
 def test_the_server_is_untrusted_whatever_its_pack_says(synthetic: tuple[Path, Path]) -> None:
     acme = measure_agreement(synthetic[0], [synthetic[1]]).servers[0]
     get_time = next(t for t in acme.tools if t.tool == "get_time")
-    assert get_time.fallback == {U}
+    assert get_time.fallback == {U, X}
     assert get_time.fallback_rules[U] == "default:openWorldHint-absent"
 
 
@@ -122,7 +123,7 @@ def test_overall_adds_the_counts_of_every_server(synthetic: tuple[Path, Path]) -
     u = agreement.leg(U)
     assert (u.reviewed_with, u.found, u.reviewed_without, u.false_legs) == (1, 1, 4, 4)
     x = agreement.leg(X)
-    assert (x.reviewed_with, x.found, x.reviewed_without, x.false_legs) == (1, 1, 4, 2)
+    assert (x.reviewed_with, x.found, x.reviewed_without, x.false_legs) == (1, 1, 4, 4)
 
 
 def test_unpaired_packs_and_tool_lists_are_named(synthetic: tuple[Path, Path]) -> None:
@@ -138,7 +139,7 @@ def test_unpaired_packs_and_tool_lists_are_named(synthetic: tuple[Path, Path]) -
 def test_the_table_has_a_row_per_server_and_the_overall_row(synthetic: tuple[Path, Path]) -> None:
     lines = render_agreement(measure_agreement(synthetic[0], [synthetic[1]])).splitlines()
     assert lines[0].startswith("| server | tools | P recall | P false-leg |")
-    assert lines[2] == "| acme | 4 | 50.0 % (1/2) | 0.0 % (0/2) | - | 100.0 % (4/4) | 100.0 % (1/1) | 33.3 % (1/3) |"
+    assert lines[2] == "| acme | 4 | 50.0 % (1/2) | 0.0 % (0/2) | - | 100.0 % (4/4) | 100.0 % (1/1) | 100.0 % (3/3) |"
     assert lines[3].startswith("| beta | 1 |")
     assert lines[4].startswith("| **overall** | 5 |")
 
@@ -221,5 +222,6 @@ def test_targets_hold(real: Agreement) -> None:
     assert p.recall is not None and p.recall >= 0.95, summarize_agreement(real)
     assert x.recall is not None and x.recall >= 0.98, summarize_agreement(real)
     assert p.false_leg_rate is not None and p.false_leg_rate <= 0.15, summarize_agreement(real)
-    # openWorldHint: true gives X whatever the heuristics say; over the other tools, the false-leg rate is met.
-    assert x.heuristic_false_leg_rate is not None and x.heuristic_false_leg_rate <= 0.15, summarize_agreement(real)
+    # A tool of a server nobody trusts keeps X whatever its name (its arguments reach that server): X is never
+    # taken away, so every reviewed tool without it counts as a false leg; the decision table gives the precision.
+    assert x.false_leg_rate == 1.0, summarize_agreement(real)
