@@ -122,6 +122,18 @@ REASON_WORDING: dict[Reason, ReasonWording] = {
         _DEST,
         Origin.DELEGATED,
     ),
+    Reason.RETURNED_TO_ORIGIN: ReasonWording(
+        "The private content the call carries goes back to the server it came from, with no other recipient; the "
+        "same content to anyone else would be asked about."
+    ),
+    Reason.SECRET_TO_RECIPIENT: ReasonWording(
+        "The call carries a secret (a password, a token, a key, a one-time code) to a recipient, and the user's "
+        "words ask for no secret to be sent; had they, it could go."
+    ),
+    Reason.PRIVATE_BEYOND_DELEGATION: ReasonWording(
+        "The user delegated where to send (a place they pointed at), not what: the call carries private content "
+        "from elsewhere."
+    ),
     Reason.DESTINATION_LOOKALIKE: ReasonWording(
         "{destination} imitates a destination the user sanctioned (a prefix or suffix, a homoglyph, a hidden "
         "character or a small edit); only the address exactly as the user typed it counts as the user's.",

@@ -64,7 +64,7 @@ def test_provenance_is_keyed_by_leg_in_canonical_order() -> None:
     m.before_call("s", "srv", "read_file", {"path": "a"}, "c1")
     m.before_call("s", "srv", "upload_file", {"path": "a"}, "c2")
     read, upload = session_to_json(m.end_session("s"))["calls"]
-    assert list(read["provenance"]) == read["legs"] == ["private_data", "untrusted_content"]
+    assert list(read["provenance"]) == read["legs"] == ["private_data", "untrusted_content", "external_communication"]
     assert read["provenance"]["private_data"] == {"source": "heuristic", "rule": "private-store-name:file"}
     assert list(upload["provenance"]) == upload["legs"] == ["untrusted_content", "external_communication"]
 
