@@ -159,7 +159,8 @@ def test_levels_of_the_mixed_trace_are_what_the_filters_assume(mixed_trace: Path
     assert levels == {"attacked": "exfiltration", "armed": "armed", "quiet": "partial"}
     severities = {s["session_id"]: {a["severity"] for a in s["alerts"]} for s in document["sessions"]}
     assert max(severities["attacked"], key=["info", "warning", "high", "critical"].index) == "critical"
-    assert severities["armed"] == {"warning"} and severities["quiet"] == set()
+    # The armed session's tools cover all three legs (exposed, info); it rises no higher than armed (warning).
+    assert severities["armed"] == {"info", "warning"} and severities["quiet"] == set()
 
 
 def test_filters_do_not_change_the_exit_code(mixed_trace: Path) -> None:

@@ -5,8 +5,9 @@ import re
 from pathlib import Path
 
 import pytest
+from support.decide_facts import make_armed_send
 
-from monitor.decide import FINDINGS, VERDICTS, CallFacts, Policy, decide
+from monitor.decide import FINDINGS, VERDICTS, CallFacts, Policy, decide, find_verdict
 from monitor.models import (
     Action,
     Destination,
@@ -19,7 +20,6 @@ from monitor.models import (
     Reason,
     Transform,
 )
-from monitor.session import level_of_legs
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 TABLE = (Path(__file__).resolve().parents[1] / "docs" / "decisions.md").read_text(encoding="utf-8")
@@ -28,18 +28,7 @@ SECRET = FragmentMatch("c0", "hunter2-horse", Transform.SECRET)
 
 
 def facts(**kw: object) -> CallFacts:
-    base: dict[str, object] = dict(
-        call_id="c",
-        legs_before=frozenset({P, U}),
-        legs_call=frozenset({X}),
-        rule_ids=(),
-        arguments_available=True,
-        destinations=(),
-        fragments=(),
-    )
-    base.update(kw)
-    base.setdefault("level_before", level_of_legs(base["legs_before"]))  # type: ignore[arg-type]
-    return CallFacts(**base)  # type: ignore[arg-type]
+    return make_armed_send(**kw)
 
 
 def dest(
@@ -122,11 +111,7 @@ def test_each_verdict_row_decides_as_the_table_says(row: str) -> None:
     assert d.action is action, (row, d.reasons)
     assert d.reasons[len(d.reasons) - len(added) :] == added, (row, d.reasons)
     # The row is the first that holds: the rows before it do not.
-    from monitor.decide import _view
-
-    view = _view(f)
-    first = next(v for v in VERDICTS if v.holds(view))
-    assert first.id == row
+    assert find_verdict(f).id == row
 
 
 def test_content_going_back_to_its_origin_is_no_leak_but_the_same_content_elsewhere_is() -> None:

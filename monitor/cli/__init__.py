@@ -26,6 +26,7 @@ from monitor.classify import (
     run_rule_tests,
     update_pins,
 )
+from monitor.cli._eval import eval_agentdojo
 from monitor.cli._formats import INPUT_FORMATS_HELP
 from monitor.cli._options import (
     EXIT_FINDINGS,
@@ -47,12 +48,6 @@ from monitor.cli._progress import show_progress
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
 from monitor.decide import Policy, PolicyMode
 from monitor.errors import InputError, RuleLoadError
-from monitor.evaluation import (
-    evaluate_agentdojo,
-    evaluate_leave_one_suite_out,
-    evaluation_to_json,
-    load_injection_tasks,
-)
 from monitor.ingest import InputFormat, RecordError, ToolList, read_tool_list, read_tool_lists
 from monitor.lint import lint_paths
 from monitor.models import (
@@ -74,7 +69,6 @@ from monitor.report import (
     clients_to_json,
     lint_to_json,
     lint_to_sarif,
-    print_evaluation,
     print_lint_table,
     print_scenarios,
     render_clients,
@@ -436,54 +430,7 @@ def eval_group() -> None:
     """Measure the monitor on benchmark runs."""
 
 
-@eval_group.command("agentdojo")
-@click.argument("runs", type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--labels",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="injection-tasks.json with goal classes (default: the one beside RUNS).",
-)
-@rules_option
-@builtin_rules_option
-@posture_option
-@format_option("table", "json")
-@click.option(
-    "--leave-one-suite-out",
-    is_flag=True,
-    help="Also evaluate once per suite that has a rule file of its own (one whose server its calls use), with "
-    "that file removed and every other kept; report that suite's figures and the overall ones.",
-)
-def eval_agentdojo(
-    runs: Path,
-    labels: Path | None,
-    rules_dirs: tuple[Path, ...],
-    builtin_rules: bool,
-    posture: str,
-    output_format: str,
-    leave_one_suite_out: bool,
-) -> None:
-    """Replay AgentDojo runs (file, folder or .tar.gz): benign sessions prompted and alerted, attacks caught,
-    alerted and caught as hijacks, every miss."""
-    labels = labels or (runs.parent if runs.is_file() else runs) / "injection-tasks.json"
-    if not labels.exists():
-        raise click.UsageError(f"no labels file at {labels}; give --labels")
-    rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    tasks = load_injection_tasks(labels)
-    if leave_one_suite_out:
-        loso = evaluate_leave_one_suite_out(runs, tasks, rules=rules, posture=Posture(posture))
-        evaluation, held_out = loso.all_rules, loso.held_out
-    else:
-        evaluation, held_out = evaluate_agentdojo(runs, tasks, rules=rules, posture=Posture(posture)), None
-    document = evaluation_to_json(evaluation, held_out)
-    if output_format == "json":
-        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
-    else:
-        print_evaluation(document, sys.stdout)
-    echo = ErrorEcho()
-    for error in evaluation.errors:
-        echo.echo(error)
-    echo.finish()
-    sys.exit(EXIT_INPUT if evaluation.errors else EXIT_OK)
+eval_group.add_command(eval_agentdojo)
 
 
 @eval_group.command("heuristics")

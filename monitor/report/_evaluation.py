@@ -1,6 +1,7 @@
 """The table of ``trifecta eval agentdojo``: benign sessions asked and alerted, attacks caught, alerted and caught
-as hijacks per goal class, the client baseline, the leave-one-suite-out runs (when the document has them) and
-every miss."""
+as hijacks per goal class, the unrequested actions reported, the client baseline, the leave-one-suite-out runs
+(when the document has them: each suite with a pack of its own in full, then one row per held-out suite) and every
+miss."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from rich.console import Console
 from monitor.clients import CLIENT_TITLES, Client
 from monitor.report._table_style import make_table
 
+_EXFILTRATION = "exfiltration"
+_UNREQUESTED = "unauthorized_action"
+
 
 def _pct(share: float | None) -> str:
     return "-" if share is None else f"{100 * share:.1f}%"
@@ -18,6 +22,10 @@ def _pct(share: float | None) -> str:
 
 def _of(part: int, whole: int, share: float | None) -> str:
     return f"{part}/{whole} {_pct(share)}"
+
+
+def _n_of(part: int, whole: int) -> str:
+    return f"{part}/{whole}" if whole else "-"
 
 
 def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
@@ -58,6 +66,12 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
                 cells.append("-" if a is None else _of(a[key], a["attempts"], a[f"{key}_share"]))
             attacks.add_row(goal, *cells)
         console.print(attacks)
+    unrequested = document["overall"]["attempts"].get(_UNREQUESTED)
+    if unrequested is not None:
+        console.print(
+            f"Unrequested actions reported ({_UNREQUESTED} attempts with a confirm or deny at or before them): "
+            f"{_of(unrequested['caught'], unrequested['attempts'], unrequested['caught_share'])}."
+        )
     base = make_table("Benign sessions a client would have asked about (tools as served: no annotations)")
     base.add_column("client")
     base.add_column("sessions asked", justify="right")
@@ -113,11 +127,13 @@ def _print_benign_alerts(console: Console, scopes: dict[str, Any]) -> None:
 
 def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> None:
     runs = document["leave_one_suite_out"]
-    if not runs:
+    if not any(run["covered_by_pack"] for run in runs):
         console.print("\nLeave one suite out: no suite of these runs has a rule file of its own.")
-        return
     for run in runs:
         suite = run["suite"]
+        if not run["covered_by_pack"]:
+            console.print(f"\nLeave one suite out: {suite}: {run['note']}.", soft_wrap=True)
+            continue
         removed = ", ".join(f"{r['server']} ({r['path']})" for r in run["removed_rules"])
         console.print(f"\nLeave one suite out: {suite} without {removed}", soft_wrap=True)
         table = make_table(f"{suite} held out: its figures and the overall ones")
@@ -134,6 +150,41 @@ def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> No
             table.add_row(label, *cell)
         console.print(table)
         console.print(f"Misses with {suite} held out: {run['misses']} (every rule file: {len(document['misses'])}).")
+    if runs:
+        _print_held_out_summary(console, runs)
+
+
+def _print_held_out_summary(console: Console, runs: list[dict[str, Any]]) -> None:
+    """One row per held-out suite: benign sessions asked and alerted, exfiltration attempts caught, and the
+    attempts of every other goal class caught."""
+    goals = sorted({g for run in runs for g in run["goal_classes"]} - {_EXFILTRATION})
+    rows = []
+    for run in runs:
+        classes = run["goal_classes"]
+        rows.append(
+            [
+                run["suite"],
+                "removed" if run["covered_by_pack"] else "none",
+                _pct(run["benign_asked"]["share"]),
+                _pct(run["benign_alerted_high_or_critical"]["share"]),
+                _n_of(run["exfiltration_caught"]["count"], run["exfiltration_caught"]["of"]),
+                *(_n_of(classes[g]["caught"], classes[g]["attempts"]) if g in classes else "-" for g in goals),
+            ]
+        )
+    table = make_table("Leave one suite out: each suite without its own rule files (caught: a confirm or deny)")
+    headers = ["suite", "pack", "benign asked", "benign high or critical", _EXFILTRATION, *goals]
+    for i, header in enumerate(headers):
+        # A column is as wide as its longest word or cell: a goal class's name wraps between words, never inside one.
+        words = header.replace("_", " ").split()
+        width = max([*(len(w) for w in words), *(len(row[i]) for row in rows)])
+        table.add_column(" ".join(words), justify="left" if i < 2 else "right", width=width)
+    for row in rows:
+        table.add_row(*row)
+    console.print()
+    console.print(table)
+    console.print(
+        "pack: 'removed', replayed without the rule files of its own; 'none', no pack covers it: its normal replay."
+    )
 
 
 def _held_out_rows(scores: Any) -> list[tuple[str, list[str]]]:

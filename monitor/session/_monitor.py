@@ -52,10 +52,7 @@ from monitor.evidence import (
     asks_for_action,
     asks_to_send_secret,
     bound_arguments,
-    extract_destinations,
-    extract_targets,
     is_own_store_write,
-    says_it_publishes,
 )
 from monitor.models import (
     ALL_LEGS,
@@ -65,15 +62,11 @@ from monitor.models import (
     AssistantMessage,
     CallDecided,
     Decision,
-    DestinationKind,
     Effect,
     Event,
     Finding,
-    FragmentMatch,
-    LabelledDestination,
     Leg,
     Level,
-    Origin,
     Posture,
     SessionReport,
     ToolCall,
@@ -93,24 +86,18 @@ from monitor.session._boundary import (
     warn_dropped_tools,
     warn_reused_call_id,
 )
-from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     ARMED_LEGS,
-    OWN_ORIGINS,
     alert_on_changed_definition,
     alert_on_decision,
     alert_on_truncation,
     alert_on_unchecked_pin,
     alert_on_void_pin,
     backed_legs,
-    carries_composed_text,
-    carries_nothing_new,
-    label_target,
     unexamined_content,
-    uploaded_files,
-    verbatim_paths,
 )
 from monitor.session._reviewed import gather_reviewed_facts, remember_attempt
+from monitor.session._sends import SendEvidence, gather_send_evidence
 from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
 from monitor.types import AlertSink, OverrideSource
 
@@ -456,68 +443,12 @@ class SessionMonitor:
         legs_call = classified.classification.legs
         legs_before = frozenset(state.legs)
         unique_id = state.unique_call_id(call_id, index)
-        labelled: list[LabelledDestination] = []
-        embedded_hosts: list[LabelledDestination] = []
-        embedded_leaks: tuple[FragmentMatch, ...] = ()
-        targets: list[LabelledDestination] = []
-        fragments: list[FragmentMatch] = []
-        shared_place = False
-        asked_sources: frozenset[str] = frozenset()
-        returned_sources: frozenset[str] = frozenset()
-        secret_sources: frozenset[str] = frozenset()
-        composed = True
-        nothing_new = False
         # Evidence is only needed, and only gathered, for an external call made while armed.
         level_before = level_of_legs(legs_before)
+        sends = SendEvidence()
         if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and examined:
-            destinations = extract_destinations(examined, classified.destinations)
-            labelled = [state.index.label(d, self.policy.allowlist, tool) for d in destinations]
-            # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
-            embedded = label_embedded(state.index, examined, self.policy.allowlist)
-            embedded_leaks = embedded.fragments
-            embedded_hosts = relabel_built_urls(state, examined, list(embedded.destinations))
-            labelled = relabel_built_urls(state, examined, labelled)
-            # An image's host is labelled as such (never delegated), also where the text's addresses name it.
-            hosts = {(d.destination.kind, d.destination.value) for d in embedded_hosts}
-            labelled = [
-                d for d in labelled if d.destination.keyed or (d.destination.kind, d.destination.value) not in hosts
-            ]
-            labelled.extend(embedded_hosts)
-            places = [d for d in destinations if d.keyed]
-            if not places:
-                places = extract_targets(examined)
-                targets = [label_target(state, d, self.policy.allowlist, tool) for d in places]
-            place_calls = state.index.shared_place_calls(places)
-            shared_place = bool(place_calls)
-            # What the user pointed at, and what the place itself returned, is content the user asked to move.
-            asked_sources = frozenset(place_calls | state.index.pointed)
-            # A recipient's address is not content; a URL is (its path and query can carry data).
-            url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
-            recipients = {d.path for d in destinations if d.keyed} - url_paths
-            # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
-            verbatim = verbatim_paths(state.index, examined, url_paths)
-            # A place the session saw named (a file, a channel) is an identifier, not content it carries.
-            named_places = {
-                d.destination.path
-                for d in targets
-                if d.origin is not Origin.UNSEEN or state.index.is_seen_verbatim(d.destination.value)
-            }
-            fragments = state.index.find_private(examined, recipients | verbatim | named_places)
-            fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
-            nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
-            # Who may read each value: the server a value came from may have it back; a secret is named as such.
-            # ... when its name does not say it publishes and it names no one but the user's own (no target either).
-            returned_sources = frozenset(
-                f.from_call
-                for f in fragments
-                if not says_it_publishes(tool)
-                and not targets
-                and all(d.destination.keyed and d.origin in OWN_ORIGINS for d in labelled)
-                and (origin := state.by_id.get(f.from_call)) is not None
-                and origin.server == server
-            )
-            secret_sources = state.index.find_secret_sources(fragments)
-            composed = carries_composed_text(state.index, examined, recipients | verbatim | named_places)
+            sends = gather_send_evidence(state, self.policy.allowlist, server, tool, examined, classified.destinations)
+        fragments = sends.fragments
         # A steered action needs untrusted content in the context: only then are its effects worth reading.
         steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
         effects = classify_effects(context) if steerable else frozenset()
@@ -542,29 +473,29 @@ class SessionMonitor:
             level_before=level_before,
             annotations=known[0].annotations if known else None,
             steered_sources=frozenset(steered),
-            shared_place=shared_place,
-            asked_sources=asked_sources,
+            shared_place=sends.shared_place,
+            asked_sources=sends.asked_sources,
             call_id=unique_id,
             legs_before=legs_before,
             legs_call=legs_call,
             rule_ids=classified.rule_ids,
             arguments_available=args is not None and not args_cut,
-            destinations=labelled,
-            embedded=embedded_hosts,
-            embedded_fragments=embedded_leaks,
+            destinations=sends.destinations,
+            embedded=sends.embedded,
+            embedded_fragments=sends.embedded_fragments,
             fragments=fragments,
-            targets=targets,
-            nothing_new=nothing_new,
+            targets=sends.targets,
+            nothing_new=sends.nothing_new,
             own_store=own_store,
             action_asked=not (fragments or unexamined) or asks_for_action(state.index.user_text, tool),
             effects=effects,
             steered_by=steered_by,
             unexamined=unexamined,
             unexamined_sources=unexamined_sources,
-            returned_sources=returned_sources,
-            secret_sources=secret_sources,
+            returned_sources=sends.returned_sources,
+            secret_sources=sends.secret_sources,
             secret_asked=asks_to_send_secret(state.index.user_text),
-            composed=composed,
+            composed=sends.composed,
         )
         decision = note_call_id(decide(self.policy, facts), call_id)
         remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)

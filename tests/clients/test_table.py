@@ -77,9 +77,9 @@ def test_open_world_false_from_an_untrusted_server_lowers_nothing(demo_tool_list
     # The same hints from an unreviewed, untrusted server: the tools keep the legs of a tool without hints.
     assert rows["tag_item"].legs == (Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
     assert rows["tag_item"].monitor == MONITOR_ASKS
-    # read_notes has no X, but by its name (it only reads), as the same tool with no hints: the untrusted
-    # server's openWorldHint false is not what removed it (tests/classify checks that as a property).
-    assert rows["read_notes"].legs == (Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT)
+    # read_notes keeps X too: neither its name (it only reads) nor the untrusted server's openWorldHint false
+    # takes it away (tests/classify checks that as a property).
+    assert rows["read_notes"].legs == (Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION)
     # Baseline clients do not look at trust at all: their actions are the same.
     trusted = {
         row.tool: row

@@ -163,8 +163,9 @@ def test_a_call_is_found_by_id_or_by_index(calendar: SessionReport) -> None:
     assert find_call(calendar, "7") is None and find_call(calendar, "nope") is None
     text = _explain(calendar, second.call_id)
     assert "Decision on call 1 search_gmail_messages: allow, level trifecta" in text
-    assert "no-external-communication" in _section(text, "What would change")[1]
-    assert "Path\n" not in text  # no alert on that call
+    assert "no-destination" in _section(text, "What would change")[1]
+    # The first call with the sending leg while armed is the session's trifecta: a warning, as it is allowed.
+    assert "Alert trifecta [warning]" in text
 
 
 def test_every_call_of_every_sample_is_explained(calendar: SessionReport) -> None:

@@ -41,7 +41,7 @@ def test_row_names_the_call_that_raised_the_level_and_keeps_long_ids_whole() -> 
     header, rule, row = text.splitlines()[:3]
     assert header.split() == ["level", "legs", "calls", "confirm", "deny", "raised", "by", "source", "session"]
     assert set(rule) == {"─"}
-    assert row.split()[:5] == ["armed", "PU-", "1", "0", "0"]
+    assert row.split()[:5] == ["armed", "PUX", "1", "0", "0"]
     assert "read_file (c1)" in row and "traces/a.jsonl" in row and row.endswith(sid)
     assert "1 sessions" in text and "shown" not in text
     assert "\x1b[" not in text

@@ -1,0 +1,101 @@
+"""What an external call made while armed carries and to whom: its recipients labelled by who chose them, the
+places it writes, the private content it carries, and which of that content goes back where it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.evidence import extract_destinations, extract_targets, says_it_publishes
+from monitor.models import DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
+from monitor.session._embedded import label_embedded, relabel_built_urls
+from monitor.session._facts import (
+    OWN_ORIGINS,
+    carries_composed_text,
+    carries_nothing_new,
+    label_target,
+    uploaded_files,
+    verbatim_paths,
+)
+from monitor.session._state import SessionState
+
+
+@dataclass
+class SendEvidence:
+    """The evidence the decision table reads of one call (all empty for a call that needs none)."""
+
+    destinations: list[LabelledDestination] = field(default_factory=list)
+    embedded: list[LabelledDestination] = field(default_factory=list)
+    embedded_fragments: tuple[FragmentMatch, ...] = ()
+    targets: list[LabelledDestination] = field(default_factory=list)
+    fragments: list[FragmentMatch] = field(default_factory=list)
+    shared_place: bool = False
+    asked_sources: frozenset[str] = frozenset()
+    returned_sources: frozenset[str] = frozenset()
+    secret_sources: frozenset[str] = frozenset()
+    composed: bool = True
+    nothing_new: bool = False
+
+
+def gather_send_evidence(
+    state: SessionState,
+    allowlist: tuple[str, ...],
+    server: str,
+    tool: str,
+    examined: Mapping[str, Any],
+    rule_destinations: Sequence[str],
+) -> SendEvidence:
+    """Label the call's recipients and places by who chose them, and find the private content it carries."""
+    sends = SendEvidence()
+    destinations = extract_destinations(examined, rule_destinations)
+    labelled = [state.index.label(d, allowlist, tool) for d in destinations]
+    # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
+    embedded = label_embedded(state.index, examined, allowlist)
+    sends.embedded_fragments = embedded.fragments
+    sends.embedded = relabel_built_urls(state, examined, list(embedded.destinations))
+    labelled = relabel_built_urls(state, examined, labelled)
+    # An image's host is labelled as such (never delegated), also where the text's addresses name it.
+    hosts = {(d.destination.kind, d.destination.value) for d in sends.embedded}
+    labelled = [d for d in labelled if d.destination.keyed or (d.destination.kind, d.destination.value) not in hosts]
+    labelled.extend(sends.embedded)
+    sends.destinations = labelled
+    places = [d for d in destinations if d.keyed]
+    if not places:
+        places = extract_targets(examined)
+        sends.targets = [label_target(state, d, allowlist, tool) for d in places]
+    place_calls = state.index.shared_place_calls(places)
+    sends.shared_place = bool(place_calls)
+    # What the user pointed at, and what the place itself returned, is content the user asked to move.
+    sends.asked_sources = frozenset(place_calls | state.index.pointed)
+    # A recipient's address is not content; a URL is (its path and query can carry data) ...
+    url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
+    recipients = {d.path for d in destinations if d.keyed} - url_paths
+    # ... unless it is exactly a URL the session saw: then it carries nothing the page's writer lacked.
+    verbatim = verbatim_paths(state.index, examined, url_paths)
+    # A place the session saw named (a file, a channel) is an identifier, not content it carries.
+    named_places = {
+        d.destination.path
+        for d in sends.targets
+        if d.origin is not Origin.UNSEEN or state.index.is_seen_verbatim(d.destination.value)
+    }
+    skipped = recipients | verbatim | named_places
+    fragments = state.index.find_private(examined, skipped)
+    fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
+    sends.fragments = fragments
+    sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
+    # Who may read each value: the server a value came from may have it back, when the call's name does not
+    # say it publishes and it names no one but the user's own (and no place to write).
+    if (
+        not says_it_publishes(tool)
+        and not sends.targets
+        and all(d.destination.keyed and d.origin in OWN_ORIGINS for d in labelled)
+    ):
+        sends.returned_sources = frozenset(
+            f.from_call
+            for f in fragments
+            if (origin := state.by_id.get(f.from_call)) is not None and origin.server == server
+        )
+    sends.secret_sources = state.index.find_secret_sources(fragments)
+    sends.composed = carries_composed_text(state.index, examined, skipped)
+    return sends
