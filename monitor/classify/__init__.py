@@ -4,9 +4,11 @@ heuristics and the posture's default, each leg with its provenance; and the rule
 from monitor.classify._effects import (
     CODE_EXECUTION_PATHS,
     EFFECT_SIGNALS,
+    IRREVERSIBLE_VERBS,
     EffectSignal,
     classify_effects,
     names_code_execution_path,
+    needs_asking,
 )
 from monitor.classify._engine import CallClassification, Classifier
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
@@ -47,6 +49,7 @@ __all__ = [
     "EffectSignal",
     "HEURISTICS",
     "Heuristic",
+    "IRREVERSIBLE_VERBS",
     "Label",
     "LabelClaim",
     "LabelScheme",
@@ -80,6 +83,7 @@ __all__ = [
     "load_yaml_text",
     "match_heuristics",
     "names_code_execution_path",
+    "needs_asking",
     "parse_definitions",
     "read_action_metadata",
     "read_result_labels",

@@ -94,6 +94,19 @@ _MAX_PATH_CHARS = 4096
 execution, since what it names cannot be examined."""
 
 
+IRREVERSIBLE_VERBS = _words("delete destroy drop purge erase wipe truncate shred rmdir unlink overwrite")
+"""Name words of a destructive action that cannot be undone (a removal from a cart or a list can)."""
+
+
+def needs_asking(effects: frozenset[Effect], tool: str) -> bool:
+    """Whether an action with ``effects`` is one the user's words must have asked for once untrusted content is in
+    the context: a privileged action, or a destructive one that cannot be undone, named so by the tool. (Code that
+    runs later is judged by where its content came from: a command line says nothing of what the user asked.)"""
+    if Effect.PRIVILEGED in effects:
+        return True
+    return Effect.DESTRUCTIVE in effects and bool(set(tokenize_name(tool)) & IRREVERSIBLE_VERBS)
+
+
 def classify_effects(tool: ToolContext) -> frozenset[Effect]:
     """Return the effects of a call to ``tool`` (with its arguments, when known)."""
     effects: set[Effect] = set()

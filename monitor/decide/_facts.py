@@ -72,4 +72,5 @@ class CallFacts:
     """The user's words speak of a secret: the user may have asked for one to be sent."""
     composed: bool = True
     """The call carries text the agent may have composed (a value longer than an identifier that the user did not
-    type and the session never saw whole): it can restate private data where no evidence tells."""
+    type and the session never saw whole), which can restate private data where no evidence tells; or it moves
+    money (a payment, an account as recipient)."""

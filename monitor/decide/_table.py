@@ -173,13 +173,15 @@ VERDICTS: tuple[Verdict, ...] = (
         "recipient-not-the-users",
         lambda v: (
             bool(v.lookalike or v.unasked or v.embedded_leak)
+            # A recipient untrusted content chose gets anything more than a URL copied as it was seen; one nobody
+            # chose, private content, text the agent wrote (which can restate it where no evidence tells) or money.
             or (bool(v.attacker) and not v.nothing_new)
             or (bool(v.unseen) and not v.nothing_new and (bool(v.fragments) or v.facts.composed))
         ),
         Action.CONFIRM,
     ),
-    # A URL fetched exactly as the session saw it, or a recipient nobody chose sent only identifiers and what
-    # the user typed: the request tells its recipient nothing private.
+    # A URL fetched exactly as the session saw it, or a recipient nobody chose sent only identifiers the session
+    # listed and what the user typed: the request tells its recipient nothing private.
     Verdict(
         "carries-nothing-new",
         lambda v: bool(v.attacker or v.unseen),

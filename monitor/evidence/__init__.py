@@ -7,6 +7,7 @@ from monitor.evidence._actions import (
     asks_for_action,
     asks_to_send_secret,
     delegates_everything,
+    says_it_moves_money,
     says_it_publishes,
 )
 from monitor.evidence._content import (
@@ -124,6 +125,7 @@ __all__ = [
     "parse_shell_command",
     "parse_structured",
     "registrable_domain",
+    "says_it_moves_money",
     "says_it_publishes",
     "secret_needles",
     "skeleton",

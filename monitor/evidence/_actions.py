@@ -111,7 +111,7 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
         ),
         frozenset(
             "password passwords credential credentials permission permissions role roles grant revoke access"
-            " admin token key keys".split()
+            " admin token key keys share".split()
         ),
         # Who may get in is the user's to say: credentials or rights read from a document are confirmed.
         delegable=False,
@@ -141,7 +141,10 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
 # The user hands over the content's own instructions: every kind of action is delegated.
 _DELEGATE_ALL = re.compile(
     r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\b[^.?!\n]{0,40}"
-    r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?|what (?:it|they|the \w+) says?)\b",
+    r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?|what (?:it|they|the \w+) says?)\b"
+    # ... or the tasks named first, then handed over: "Ana sent me some tasks by e-mail. Can you complete them?"
+    r"|\b(?:tasks?|instructions?|todos?|to-dos?|requests?)\b[^?!\n]{0,80}?"
+    r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\s+(?:them|it|those|these)\b",
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -182,6 +185,13 @@ def asks_to_send_secret(user_texts: Iterable[str]) -> bool:
     """Whether the user's words speak of a secret (a password, a token, a key, a one-time code): only then may
     one leave for a recipient the user chose without a person confirming it."""
     return any(_SECRET_WORDS.search(text) for text in user_texts)
+
+
+def says_it_moves_money(tool: str) -> bool:
+    """Whether a tool's name says it pays or transfers (a word of the pay family): what it sends is money, whether
+    or not its arguments carry data. A name may add risk this way, never take it away."""
+    tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    return any(tokens & family.tool_words for family in ACTION_FAMILIES if family.id == "pay")
 
 
 def says_it_publishes(tool: str) -> bool:

@@ -102,7 +102,39 @@ SECRET_KEYS = frozenset(
         "id_number",
         "security_code",
         "verification_code",
+        "phone",
+        "phone_number",
+        "mobile",
+        "mobile_number",
+        "national_id",
+        "tax_id",
+        "routing_number",
     ]
+)
+IDENTITY_KEYS = frozenset(
+    [
+        "ssn",
+        "iban",
+        "account_number",
+        "bank_account_number",
+        "card_number",
+        "passport_number",
+        "id_number",
+        "phone",
+        "phone_number",
+        "mobile",
+        "mobile_number",
+        "national_id",
+        "tax_id",
+        "routing_number",
+    ]
+)
+"""Keys of SECRET_KEYS whose values identify a person or an account (found when copied, as secrets are) but are
+not credentials: they open nothing by themselves."""
+_KEY_SEPARATORS = re.compile(r"[\s-]+")
+# Codes that name a place, a kind or an outcome, not a secret.
+_PLAIN_CODE = re.compile(
+    r"(?:postal|post|zip|country|area|currency|language|lang|region|state|status|error|http|response|product|item|airport|iata|color|colour)_?code"
 )
 
 
@@ -133,8 +165,11 @@ def find_secrets(key: str, value: str) -> Iterator[Secret]:
     """Secret-shaped values in one leaf of private content: under a secret key, introduced by a secret word
     (before or after it), or long mixed letter-and-digit tokens."""
     value = fold(value)
-    if (key.lower() in SECRET_KEYS or _KEY_WORD.search(key)) and 4 <= len(value) <= 256:
-        yield _secret(value.strip())
+    name = _KEY_SEPARATORS.sub("_", key.strip().lower())
+    named = name in SECRET_KEYS or (_KEY_WORD.search(key) is not None and _PLAIN_CODE.search(name) is None)
+    if named and 4 <= len(value) <= 256:
+        raw = value.strip()
+        yield Secret(squash_folded(raw), raw, credential=name not in IDENTITY_KEYS or _KEY_WORD.search(key) is not None)
     for m in _SECRET_WORD.finditer(value):
         found = _after(value, m.end(), password=m.group("pw") is not None)
         if found is None:

@@ -43,7 +43,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from monitor.classify import Classifier, apply_labels, classify_effects, load_builtin_rules, read_result_labels
+from monitor.classify import (
+    Classifier,
+    apply_labels,
+    classify_effects,
+    load_builtin_rules,
+    needs_asking,
+    read_result_labels,
+)
 from monitor.decide import CallFacts, Policy, Scope, decide, decide_on_monitor_error
 from monitor.evidence import (
     ContentIndex,
@@ -457,6 +464,10 @@ class SessionMonitor:
             # Content copied from untrusted text matters where it will run; elsewhere only the target does.
             copied = Effect.CODE_EXECUTION in effects
             steered_by = state.index.find_steered_value(examined or {}, tool, copied_lines=copied)
+        if steered_by is None and needs_asking(effects, tool) and not asks_for_action(state.index.user_text, tool):
+            # An action of a kind the user's words never asked for, made with untrusted content in the context:
+            # that content may have asked for it, whatever target it names.
+            steered_by = (f"{tool}, an action the user did not ask for", state.legs[Leg.UNTRUSTED_CONTENT])
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence import extract_destinations, extract_targets, says_it_publishes
+from monitor.evidence import extract_destinations, extract_targets, says_it_moves_money, says_it_publishes
 from monitor.models import DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
@@ -35,6 +35,7 @@ class SendEvidence:
     returned_sources: frozenset[str] = frozenset()
     secret_sources: frozenset[str] = frozenset()
     composed: bool = True
+    """The call carries more than identifiers and the user's words: text the agent wrote, or money."""
     nothing_new: bool = False
 
 
@@ -97,5 +98,10 @@ def gather_send_evidence(
             if (origin := state.by_id.get(f.from_call)) is not None and origin.server == server
         )
     sends.secret_sources = state.index.find_secret_sources(fragments)
-    sends.composed = carries_composed_text(state.index, examined, skipped)
+    # Money sent to an account, or text the agent wrote, can carry what identifiers cannot.
+    sends.composed = (
+        any(d.kind is DestinationKind.IBAN for d in destinations if d.keyed)
+        or says_it_moves_money(tool)
+        or carries_composed_text(state.index, examined, skipped)
+    )
     return sends
