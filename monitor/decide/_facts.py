@@ -64,7 +64,8 @@ class CallFacts:
     review_requested: bool = False
     """``reviewed-only``: the tool's action metadata asks for a person's confirmation (``requiresReview``)."""
     returned_sources: frozenset[str] = frozenset()
-    """Calls (among the fragments' sources) made on the server this call goes to: their content is its origin's."""
+    """Calls (among the fragments' sources) made on the server this call goes to, when the call names no one else
+    but the user's own and parties of the record the content came from: their content goes back to its origin."""
     secret_sources: frozenset[str] = frozenset()
     """Calls (among the fragments' sources) whose content the call carries a secret of (a password, a token, a
     key, a one-time code)."""

@@ -62,10 +62,11 @@ def view_call(facts: CallFacts) -> CallView:
     targets = [] if keyed else list(facts.targets)
     # A place named only by untrusted content (or imitating one of the user's) is never the user's own.
     foreign_target = any(d.origin in (Origin.ATTACKER, Origin.LOOKALIKE) for d in targets)
-    # With no recipient but the server and the user's own (no other named destination, no place others read, no
-    # image host, no place written but the user's own), content that server returned goes back where it came from.
+    # With no recipient but the server, the user's own and parties of the user's records (no other named
+    # destination, no place others read, no image host, no place written but the user's own), content that
+    # server returned goes back where it came from (the engine names which sources may, in returned_sources).
     only_server = (
-        all(d.origin in _OWN for d in keyed)
+        all(d.origin in _OWN or d.origin is Origin.PRIVATE_TEXT for d in keyed)
         and not facts.shared_place
         and not facts.embedded
         and all(_is_own_place(d) for d in targets)

@@ -45,13 +45,14 @@ from monitor.evidence._destinations import (
 from monitor.evidence._fingerprints import BLOCK, MIN_MATCH, WINDOW, FragmentIndex, K, normalize, squash, winnow
 from monitor.evidence._fold import fold
 from monitor.evidence._hosts import canonical_host, host_of_url, is_internal_host, parse_ipv4
-from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex, contains_token
+from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
 from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
 from monitor.evidence._shell import UNEXAMINED, ShellEffects, parse_shell_command
+from monitor.evidence._tokens import contains_token
 from monitor.evidence._views import MAX_VIEW_CHARS, MAX_VIEWS, decoded_views, iter_url_components
 
 __all__ = [

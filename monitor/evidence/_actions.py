@@ -82,6 +82,11 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
         frozenset("post publish share comment pull pr issue upload webpage page".split()),
     ),
     ActionFamily(
+        "visit",
+        ("open", "visit", "click", "follow the link", "follow this link", "go to", "browse", "accept the invit"),
+        frozenset("browse visit open click link url webpage page website".split()),
+    ),
+    ActionFamily(
         "book",
         ("book", "reserve", "reservation", "order", "buy", "purchase", "rent", "subscribe", "sign me up", "register"),
         frozenset("book booking reserve reservation order buy purchase rent subscribe register".split()),
@@ -192,6 +197,27 @@ def says_it_moves_money(tool: str) -> bool:
     or not its arguments carry data. A name may add risk this way, never take it away."""
     tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
     return any(tokens & family.tool_words for family in ACTION_FAMILIES if family.id == "pay")
+
+
+PLACE_WORDS: tuple[frozenset[str], ...] = (
+    frozenset("inbox mail mails email emails mailbox message messages".split()),
+    frozenset("calendar event events meeting meetings schedule".split()),
+    frozenset("file files folder folders drive document documents docs".split()),
+    frozenset("cart basket".split()),
+    frozenset("notification notifications".split()),
+)
+"""Words for one kind of place, as a user and a tool's name say it ("my inbox", ``get_unread_emails``)."""
+
+
+def names_place_of(user_texts: Iterable[str], tool: str) -> bool:
+    """Whether the user's words name the kind of place a tool reads (a tool that takes no argument points at
+    nothing else): "check my inbox" names what ``get_received_emails`` reads."""
+    tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
+    places = [words for words in PLACE_WORDS if tokens & words]
+    if not places:
+        return False
+    said = {word for text in user_texts for word in _TOKEN.findall(text.lower())}
+    return any(said & words for words in places)
 
 
 def says_it_publishes(tool: str) -> bool:

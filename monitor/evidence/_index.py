@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence._actions import asks_for_action, delegates_everything
+from monitor.evidence._actions import asks_for_action, delegates_everything, names_place_of
 from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
     TARGET_KEYS,
@@ -24,6 +23,7 @@ from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
 from monitor.evidence._secrets import PieceLog, split_pieces
+from monitor.evidence._tokens import contains_token, id_mention
 from monitor.evidence._views import find_urls, iter_url_components
 from monitor.evidence._words import FreeText, WordIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
@@ -72,6 +72,9 @@ class ContentIndex:
     user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
     pointed: set[str] = field(default_factory=set)
     """Calls made with a value the user typed: places the user pointed at."""
+    pointed_places: set[str] = field(default_factory=set)
+    """Calls that name nothing and read the kind of place the user's words name ("my inbox"): a destination there
+    may be delegated when it is the only one of its kind; a target there is not pointed at by that alone."""
     listed: dict[str, str] = field(default_factory=dict)
     free_text: list[tuple[str, str, bool]] = field(default_factory=list)
     attributes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -141,9 +144,11 @@ class ContentIndex:
         value = normalize_text(value)
         return bool(value) and any(contains_token(text, value) for text in self.user_text)
 
-    def add_place(self, call_id: str, arguments: Mapping[str, Any]) -> None:
+    def add_place(self, call_id: str, arguments: Mapping[str, Any], tool: str = "") -> None:
         """Record the arguments of a call that ran: when its names are values the user typed (a channel, a
-        subject, a file name) or ids of objects the user named, the call read a place the user pointed at."""
+        subject, a file name) or ids of objects the user named, the call read a place the user pointed at. A call
+        that names nothing reads the place its tool is for: a place of the kind the user's words name ("check my
+        inbox"), where a destination may be delegated (see :attr:`pointed_places`)."""
         # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
         # the user named, though the owner is the same).
         named = [
@@ -151,7 +156,10 @@ class ContentIndex:
             for _, _, text in iter_argument_texts(arguments)
             if _MIN_STEERING_CHARS - 1 <= len(text) <= _MAX_ATTRIBUTE_CHARS and not text.strip().isdigit()
         ]
-        if named and all(
+        if not named:
+            if tool and names_place_of(self.user_text, tool):
+                self.pointed_places.add(call_id)
+        elif all(
             self.typed_by_user(text) or self._names_typed_object(text) or self._under_typed_path(text) for text in named
         ):
             self.pointed.add(call_id)
@@ -307,6 +315,18 @@ class ContentIndex:
             if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
 
+    def names_party_of(self, value: str, fragments: Iterable[FragmentMatch]) -> bool:
+        """Whether one listed object holds ``value`` beside every one of ``fragments`` as its fields: the record
+        names its party (the account a password belongs to), which may read it."""
+        needles = {squash(f.text) for f in fragments} - {""}
+        if not needles:
+            return False
+        for scalars in self.attributes_of(normalize_text(value))[:_MAX_ATTRIBUTES]:
+            if needles <= {squash(str(v)) for v in scalars.values()}:
+                return True
+        # Not free text: whoever writes a text can put an address beside the words the agent will copy.
+        return False
+
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
         return list(self.attributes.get(value, ()))
@@ -352,7 +372,7 @@ class ContentIndex:
                 return mentions_destination(text, destination)
             # A bare number in prose is a date, an amount or a count; it names a place only when named as an id.
             if value.isdigit():
-                return _id_mention(value).search(text) is not None
+                return id_mention(value).search(text) is not None
             return contains_token(text, value, domain=destination.kind is DestinationKind.DOMAIN)
 
         if any(seen_in(text) for text in self.user_text):
@@ -376,7 +396,8 @@ class ContentIndex:
         return labelled
 
     def _is_delegated(self, destination: Destination, from_call: str | None, tool: str) -> bool:
-        if from_call is None or from_call not in self.pointed or not tool or destination.kind is DestinationKind.NAME:
+        pointed = from_call in self.pointed or from_call in self.pointed_places
+        if from_call is None or not pointed or not tool or destination.kind is DestinationKind.NAME:
             return False
         if self.user_addresses.get(destination.kind):
             return False  # the user named a destination of this kind: only that one is theirs
@@ -508,7 +529,7 @@ class ContentIndex:
 
     def _first_untrusted_mention(self, value: str) -> str | None:
         if value.isdigit():
-            pattern = _id_mention(value)
+            pattern = id_mention(value)
             return next((c for c, free, untrusted in self.free_text if untrusted and pattern.search(free)), None)
         if len(value) < _MIN_STEERING_CHARS:
             return None
@@ -572,29 +593,3 @@ def _piece_texts(texts: Iterable[str]) -> list[str]:
         out.append(text)
         out.extend(component for url in find_urls(text) for _, component in iter_url_components(url))
     return out
-
-
-@functools.lru_cache(maxsize=4096)
-def _token_pattern(value: str, domain: bool) -> re.Pattern[str]:
-    # Whole token: not glued to more of an address or a word before it, nor after it (a final full stop of a
-    # sentence is not part of the token). An e-mail address must start where its local part starts
-    # (``smith@x`` is not in ``john.smith@x``); a domain or a name may follow a dot, a slash or an at sign.
-    before = r"(?<![\w.%+@/-])" if "@" in value and not domain else r"(?<![\w%+-])"
-    return re.compile(before + re.escape(value) + r"(?![\w@]|[.%+-]\w)")
-
-
-def contains_token(text: str, value: str, *, domain: bool = False) -> bool:
-    """Whether ``value`` occurs in ``text`` as a whole token, not inside a longer address, word or path (a
-    ``domain`` may be preceded by subdomains)."""
-    if value not in text:
-        return False
-    return _token_pattern(value, domain).search(text) is not None
-
-
-@functools.lru_cache(maxsize=1024)
-def _id_mention(number: str) -> re.Pattern[str]:
-    # A bare number in prose is a date, an amount or a count; named as an id it is a target.
-    quoted = rf"['\"`#]{number}\b|\b{number}['\"`]"
-    nouns = "id|no|number|file|item|record|ticket|event|message|email|doc|document|note|page|sheet|issue|order"
-    named = rf"\b(?:{nouns})\W{{0,4}}{number}\b"
-    return re.compile(f"(?:{quoted}|{named})")

@@ -539,8 +539,7 @@ class SessionMonitor:
         if not waiting:
             del state.unanswered[call_id]
         record.answered, record.failed = True, is_error
-        if record.arguments:
-            state.index.add_place(record.call_id, record.arguments)
+        state.index.add_place(record.call_id, record.arguments or {}, record.tool)
         labels = read_result_labels(result)
         # The server's trust matters only to labels (a result without any is the common case).
         trusted = bool(labels.labels) and self.classifier.trust_of_tool(state.tools, record.server, record.tool)

@@ -68,7 +68,7 @@ def gather_send_evidence(
     place_calls = state.index.shared_place_calls(places)
     sends.shared_place = bool(place_calls)
     # What the user pointed at, and what the place itself returned, is content the user asked to move.
-    sends.asked_sources = frozenset(place_calls | state.index.pointed)
+    sends.asked_sources = frozenset(place_calls | state.index.pointed | state.index.pointed_places)
     # A recipient's address is not content; a URL is (its path and query can carry data) ...
     url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
     recipients = {d.path for d in destinations if d.keyed} - url_paths
@@ -84,13 +84,27 @@ def gather_send_evidence(
     fragments = state.index.find_private(examined, skipped)
     fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
     sends.fragments = fragments
+    # A recipient the private record itself names beside what is sent (the account a password belongs to) is a
+    # party of that record, whoever else showed it: it may read what the record holds.
+    parties = {
+        d.destination
+        for d in labelled
+        if fragments
+        and d.destination.keyed
+        and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
+        and state.index.names_party_of(d.destination.value, fragments)
+    }
+    sends.destinations = labelled = [
+        LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call) if d.destination in parties else d
+        for d in labelled
+    ]
     sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
     # Who may read each value: the server a value came from may have it back, when the call's name does not
-    # say it publishes and it names no one but the user's own (and no place to write).
+    # say it publishes and it names no one but the user's own or a record's party (and no place to write).
     if (
         not says_it_publishes(tool)
         and not sends.targets
-        and all(d.destination.keyed and d.origin in OWN_ORIGINS for d in labelled)
+        and all(d.destination.keyed and (d.origin in OWN_ORIGINS or d.destination in parties) for d in labelled)
     ):
         sends.returned_sources = frozenset(
             f.from_call
