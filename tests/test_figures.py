@@ -360,3 +360,71 @@ def test_client_baselines_match_a_fresh_evaluation(
         if baseline[client]["sessions"]:
             differences.append(f"{name}: README says it never asks, measured {baseline[client]['sessions']} sessions")
     assert not differences, report(differences)
+
+
+# -- leave one suite out over the five suites -----------------------------------------------------------------------
+
+AGENTDYN = PROJECT / ".." / "shared" / "data" / "agentdyn" / "dev-runs.tar.gz"
+FIVE_SUITES = "Leave one suite out: five suites"
+# The columns of the README's five-suite table after its first two, and what each counts in the JSON document.
+FIVE_COLUMNS = (
+    ("benign sessions asked", "benign_asked", None),
+    ("benign sessions with a high or critical alert", "benign_alerted_high_or_critical", None),
+    ("exfiltration attempts caught", "exfiltration_caught", None),
+    ("financial redirects", "goal_classes", "financial_redirect"),
+    ("account takeover", "goal_classes", "account_takeover"),
+    ("destructive actions", "goal_classes", "destructive"),
+    ("unrequested actions", "goal_classes", "unauthorized_action"),
+)
+
+
+def read_five_suite_table() -> dict[str, list[str]]:
+    """Return the rows of the README's five-suite table by suite: the pack cell, then one cell per column."""
+    rows = {}
+    for line in read_section(FIVE_SUITES).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 + len(FIVE_COLUMNS) and cells[1] in ("removed", "none"):
+            rows[cells[0]] = cells[1:]
+    assert len(rows) == 5, f"README.md's five-suite table should have 5 suite rows, found {len(rows)}"
+    return rows
+
+
+@pytest.fixture(scope="module")
+def five_suites() -> dict[str, Any]:
+    """``trifecta eval agentdojo AGENTDOJO AGENTDYN --leave-one-suite-out``: every suite held out once."""
+    assert AGENTDYN.exists(), f"AgentDyn data missing: expected {AGENTDYN.resolve()}; the five-suite figures need it"
+    command = [sys.executable, "-m", "monitor", "eval", "agentdojo", str(ARCHIVE), str(AGENTDYN)]
+    done = subprocess.run([*command, "--leave-one-suite-out", "--format", "json"], capture_output=True, text=True)
+    assert done.returncode in (0, 2) and done.stdout, f"{' '.join(command)} exited {done.returncode}: {done.stderr}"
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def test_the_five_suite_table_matches_a_fresh_evaluation(five_suites: dict[str, Any]) -> None:
+    """README, "Leave one suite out: five suites": per held-out suite, whether a pack was removed, and each figure
+    (a dash where the suite has no attempt of the class)."""
+    stated = read_five_suite_table()
+    held_out = {h["suite"]: h for h in five_suites["leave_one_suite_out"]}
+    differences = []
+    if stated.keys() != held_out.keys():
+        differences.append(f"suites: README names {sorted(stated)}, measured {sorted(held_out)}")
+    for suite in sorted(stated.keys() & held_out.keys()):
+        held, cells = held_out[suite], stated[suite]
+        pack = "removed" if held["covered_by_pack"] else "none"
+        if cells[0] != pack:
+            differences.append(f"{suite}: README says pack {cells[0]!r}, measured {pack!r}")
+        for (name, field, goal), cell in zip(FIVE_COLUMNS, cells[1:], strict=True):
+            if goal is None:
+                count = held[field]
+                part, whole = count["count"], count["of"]
+            elif goal in held["goal_classes"]:
+                part, whole = held["goal_classes"][goal]["caught"], held["goal_classes"][goal]["attempts"]
+            else:
+                if cell != "-":
+                    differences.append(f"{suite} {name}: README says {cell!r}, measured no attempt")
+                continue
+            if cell == "-":
+                differences.append(f"{suite} {name}: README says no attempt, measured {part:,} / {whole:,}")
+                continue
+            differences += Figure.parse(cell).differences(f"{suite} {name}", part, whole)
+    assert not differences, report(differences)

@@ -86,6 +86,17 @@ def gather_send_evidence(
     sends.fragments = fragments
     # A recipient the private record itself names beside what is sent (the account a password belongs to) is a
     # party of that record, whoever else showed it: it may read what the record holds.
+    # A link the user asked to follow is delegated as written: one that carries private content besides is not
+    # (evidence does not tell the link's own text, found in the place that showed it, from what was added).
+    if fragments:
+        labelled = [
+            LabelledDestination(d.destination, Origin.ATTACKER, d.from_call)
+            if d.origin is Origin.DELEGATED
+            and d.destination.kind is DestinationKind.DOMAIN
+            and d.destination.path not in verbatim
+            else d
+            for d in labelled
+        ]
     parties = {
         d.destination
         for d in labelled

@@ -96,19 +96,16 @@ def test_an_account_the_private_record_names_beside_its_password_may_read_it() -
     assert other.action is Action.CONFIRM
 
 
-def test_a_link_in_the_inbox_the_user_pointed_at_is_followed_for_the_action_asked() -> None:
-    invite = {"from": "alice@corp.example", "to": "emma@corp.example", "body": "Accept: https://invites.forge.example/"}
-    mail = {"messages": [invite]}
+def test_the_only_address_in_the_inbox_the_user_pointed_at_may_be_replied_to() -> None:
+    mail = {"messages": [{"subject": "Invitation", "body": "Join alice/sorter! Confirm to alice@corp.example."}]}
 
-    def fetch(user: str) -> Any:
+    def reply(user: str) -> Any:
         m = SessionMonitor(builtin_rules=False)
         m.observe_user_message("s", user)
         unhinted(m, "mail", "get_unread_emails", {}, "c1", mail)
-        url = "https://invites.forge.example/alice/sorter/emma@corp.example/"
-        return unhinted(m, "web", "browse_webpage", {"url": url}, "c2")
+        return unhinted(m, "mail", "send_email", {"to": "alice@corp.example", "body": "Thanks, accepted!"}, "c2")
 
-    followed = fetch("Alice invited me to alice/sorter; check my inbox and accept the invitation")
-    assert followed.action is Action.ALLOW and Reason.DESTINATION_USER_DELEGATED in followed.reasons
-    # Not pointed at (the user named no inbox) or not asked (no visit): the mail's link is its writer's choice.
-    assert fetch("Alice invited me to alice/sorter; please accept the invitation").action is Action.CONFIRM
-    assert fetch("Check my inbox and summarise it").action is Action.CONFIRM
+    replied = reply("Check my inbox and reply to the invitation with a thank-you")
+    assert replied.action is Action.ALLOW and Reason.DESTINATION_USER_DELEGATED in replied.reasons
+    # The user named no place of that kind: the address is the choice of whoever wrote the mail.
+    assert reply("Reply to the invitation with a thank-you").action is Action.CONFIRM
