@@ -92,6 +92,7 @@ def gather_send_evidence(
         labelled = [
             LabelledDestination(d.destination, Origin.ATTACKER, d.from_call)
             if d.origin is Origin.DELEGATED
+            and d.destination.keyed
             and d.destination.kind is DestinationKind.DOMAIN
             and d.destination.path not in verbatim
             else d
