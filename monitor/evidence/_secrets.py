@@ -76,61 +76,20 @@ _DIGIT_RUN = re.compile(r"\d{6,}")
 _RUN = re.compile(r"[^\W_]+")
 _SUB_RUN = re.compile(r"[0-9]+|[^\W\d_]+")
 
-SECRET_KEYS = frozenset(
-    [
-        "password",
-        "passwd",
-        "pass",
-        "secret",
-        "token",
-        "api_key",
-        "apikey",
-        "access_token",
-        "refresh_token",
-        "private_key",
-        "client_secret",
-        "code",
-        "otp",
-        "pin",
-        "ssn",
-        "iban",
-        "account_number",
-        "bank_account_number",
-        "card_number",
-        "cvv",
-        "passport_number",
-        "id_number",
-        "security_code",
-        "verification_code",
-        "phone",
-        "phone_number",
-        "mobile",
-        "mobile_number",
-        "national_id",
-        "tax_id",
-        "routing_number",
-    ]
-)
 IDENTITY_KEYS = frozenset(
-    [
-        "ssn",
-        "iban",
-        "account_number",
-        "bank_account_number",
-        "card_number",
-        "passport_number",
-        "id_number",
-        "phone",
-        "phone_number",
-        "mobile",
-        "mobile_number",
-        "national_id",
-        "tax_id",
-        "routing_number",
-    ]
+    "ssn iban account_number bank_account_number card_number passport_number id_number phone phone_number mobile"
+    " mobile_number national_id tax_id routing_number".split()
 )
-"""Keys of SECRET_KEYS whose values identify a person or an account (found when copied, as secrets are) but are
-not credentials: they open nothing by themselves."""
+"""Keys whose values identify a person or an account (found when copied, as secrets are) but are not credentials:
+they open nothing by themselves."""
+SECRET_KEYS = (
+    frozenset(
+        "password passwd pass secret token api_key apikey access_token refresh_token private_key client_secret code"
+        " otp pin cvv security_code verification_code".split()
+    )
+    | IDENTITY_KEYS
+)
+"""Keys (lower case, words joined by ``_``) whose values are secrets or identity numbers, whatever they look like."""
 _KEY_SEPARATORS = re.compile(r"[\s-]+")
 # Codes that name a place, a kind or an outcome, not a secret.
 _PLAIN_CODE = re.compile(
