@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.classify import CallClassification, UncheckedPin
-from monitor.evidence import UNEXAMINED, ContentIndex, extract_shell_effects, iter_argument_texts
+from monitor.classify import CallClassification, UncheckedPin, classify_effects, needs_asking
+from monitor.evidence import UNEXAMINED, ContentIndex, asks_for_action, extract_shell_effects, iter_argument_texts
 from monitor.models import (
     Action,
     AlertKind,
@@ -15,6 +15,7 @@ from monitor.models import (
     Decision,
     Destination,
     DestinationKind,
+    Effect,
     EvidenceKind,
     FragmentMatch,
     LabelledDestination,
@@ -24,6 +25,7 @@ from monitor.models import (
     Origin,
     Reason,
     Severity,
+    ToolContext,
     ToolDefinition,
     Transform,
 )
@@ -49,6 +51,28 @@ def unexamined_content(state: SessionState) -> tuple[frozenset[Leg], tuple[str, 
         legs |= cut
         sources.append(call_id)
     return frozenset(legs), tuple(sources[:_MAX_UNEXAMINED_SOURCES])
+
+
+def find_steered_action(
+    state: SessionState, context: ToolContext, examined: Mapping[str, Any] | None
+) -> tuple[frozenset[Effect], tuple[str, str] | None]:
+    """The effects of a call made with untrusted content in the context, and what of it untrusted content chose
+    (``(value, call id)``), if anything: its target (or, for code execution, its content), or, for a privileged or
+    irreversible action of a kind the user's words never asked for, the action itself."""
+    effects = classify_effects(context)
+    steered_by = None
+    if effects and context.arguments:
+        # Content copied from untrusted text matters where it will run; elsewhere only the target does.
+        copied = Effect.CODE_EXECUTION in effects
+        steered_by = state.index.find_steered_value(examined or {}, context.name, copied_lines=copied)
+    if (
+        steered_by is None
+        and needs_asking(effects, context.name)
+        and not asks_for_action(state.index.user_text, context.name)
+    ):
+        # That content may have asked for the action, whatever target it names.
+        steered_by = (f"{context.name}, an action the user did not ask for", state.legs[Leg.UNTRUSTED_CONTENT])
+    return effects, steered_by
 
 
 def backed_legs(classification: Classification) -> frozenset[Leg]:

@@ -44,11 +44,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from monitor.classify import (
+    CallClassification,
     Classifier,
     apply_labels,
-    classify_effects,
     load_builtin_rules,
-    needs_asking,
     read_result_labels,
 )
 from monitor.decide import CallFacts, Policy, Scope, decide, decide_on_monitor_error
@@ -69,7 +68,6 @@ from monitor.models import (
     AssistantMessage,
     CallDecided,
     Decision,
-    Effect,
     Event,
     Finding,
     Leg,
@@ -101,6 +99,7 @@ from monitor.session._facts import (
     alert_on_unchecked_pin,
     alert_on_void_pin,
     backed_legs,
+    find_steered_action,
     unexamined_content,
 )
 from monitor.session._reviewed import gather_reviewed_facts, remember_attempt
@@ -458,16 +457,7 @@ class SessionMonitor:
         fragments = sends.fragments
         # A steered action needs untrusted content in the context: only then are its effects worth reading.
         steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
-        effects = classify_effects(context) if steerable else frozenset()
-        steered_by = None
-        if effects and args:
-            # Content copied from untrusted text matters where it will run; elsewhere only the target does.
-            copied = Effect.CODE_EXECUTION in effects
-            steered_by = state.index.find_steered_value(examined or {}, tool, copied_lines=copied)
-        if steered_by is None and needs_asking(effects, tool) and not asks_for_action(state.index.user_text, tool):
-            # An action of a kind the user's words never asked for, made with untrusted content in the context:
-            # that content may have asked for it, whatever target it names.
-            steered_by = (f"{tool}, an action the user did not ask for", state.legs[Leg.UNTRUSTED_CONTENT])
+        effects, steered_by = find_steered_action(state, context, examined) if steerable else (frozenset(), None)
         steered = {f.from_call for f in fragments if f.from_call in state.steered}
         unexamined, unexamined_sources = unexamined_content(state)
         if unexamined:  # a cut source read at untrusted content's suggestion is steered too
@@ -505,20 +495,34 @@ class SessionMonitor:
             unexamined_sources=unexamined_sources,
             returned_sources=sends.returned_sources,
             secret_sources=sends.secret_sources,
-            secret_asked=asks_to_send_secret(state.index.user_text),
+            # Read only when a secret is carried: the user's words are searched for the few calls that need it.
+            secret_asked=bool(sends.secret_sources) and asks_to_send_secret(state.index.user_text),
             composed=sends.composed,
         )
         decision = note_call_id(decide(self.policy, facts), call_id)
         remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)
+        record = CallRecord(
+            unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
+        )
+        self._record_call(state, record, examined, legs_before, classified)
+        return decision
+
+    def _record_call(
+        self,
+        state: SessionState,
+        record: CallRecord,
+        examined: Mapping[str, Any] | None,
+        legs_before: frozenset[Leg],
+        classified: CallClassification,
+    ) -> None:
+        """Record a decided call: what its arguments show, its legs in the context, and the alerts it raises."""
+        unique_id, server, tool, legs_call = record.call_id, record.server, record.tool, record.classification.legs
         if examined:
             if Leg.UNTRUSTED_CONTENT in legs_before:
                 source = state.index.find_steering(examined)
                 if source is not None:
                     state.steered[unique_id] = source
             state.index.add_call_arguments(examined, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
-        record = CallRecord(
-            unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
-        )
         state.add_call(record)
         self._add_available(state, legs_call, unique_id)
         alert_on_void_pin(state, server, tool, classified, unique_id)
@@ -526,8 +530,7 @@ class SessionMonitor:
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
             state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
             state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
-        alert_on_decision(state, decision, backed_legs(classified.classification))
-        return decision
+        alert_on_decision(state, record.decision, backed_legs(record.classification))
 
     def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> bool:
         """Index the result of the oldest unanswered call with this id, then let its legs into the context.

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.evidence import extract_destinations, extract_targets, says_it_moves_money, says_it_publishes
-from monitor.models import DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
+from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     OWN_ORIGINS,
@@ -50,17 +50,7 @@ def gather_send_evidence(
     """Label the call's recipients and places by who chose them, and find the private content it carries."""
     sends = SendEvidence()
     destinations = extract_destinations(examined, rule_destinations)
-    labelled = [state.index.label(d, allowlist, tool) for d in destinations]
-    # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
-    embedded = label_embedded(state.index, examined, allowlist)
-    sends.embedded_fragments = embedded.fragments
-    sends.embedded = relabel_built_urls(state, examined, list(embedded.destinations))
-    labelled = relabel_built_urls(state, examined, labelled)
-    # An image's host is labelled as such (never delegated), also where the text's addresses name it.
-    hosts = {(d.destination.kind, d.destination.value) for d in sends.embedded}
-    labelled = [d for d in labelled if d.destination.keyed or (d.destination.kind, d.destination.value) not in hosts]
-    labelled.extend(sends.embedded)
-    sends.destinations = labelled
+    labelled = _label_recipients(state, allowlist, tool, examined, destinations, sends)
     places = [d for d in destinations if d.keyed]
     if not places:
         places = extract_targets(examined)
@@ -84,45 +74,9 @@ def gather_send_evidence(
     fragments = state.index.find_private(examined, skipped)
     fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
     sends.fragments = fragments
-    # A recipient the private record itself names beside what is sent (the account a password belongs to) is a
-    # party of that record, whoever else showed it: it may read what the record holds.
-    # A link the user asked to follow is delegated as written: one that carries private content besides is not
-    # (evidence does not tell the link's own text, found in the place that showed it, from what was added).
-    if fragments:
-        labelled = [
-            LabelledDestination(d.destination, Origin.ATTACKER, d.from_call)
-            if d.origin is Origin.DELEGATED
-            and d.destination.keyed
-            and d.destination.kind is DestinationKind.DOMAIN
-            and d.destination.path not in verbatim
-            else d
-            for d in labelled
-        ]
-    parties = {
-        d.destination
-        for d in labelled
-        if fragments
-        and d.destination.keyed
-        and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
-        and state.index.names_party_of(d.destination.value, fragments)
-    }
-    sends.destinations = labelled = [
-        LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call) if d.destination in parties else d
-        for d in labelled
-    ]
+    sends.destinations, parties = _relabel_by_content(state, labelled, fragments, verbatim)
     sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
-    # Who may read each value: the server a value came from may have it back, when the call's name does not
-    # say it publishes and it names no one but the user's own or a record's party (and no place to write).
-    if (
-        not says_it_publishes(tool)
-        and not sends.targets
-        and all(d.destination.keyed and (d.origin in OWN_ORIGINS or d.destination in parties) for d in labelled)
-    ):
-        sends.returned_sources = frozenset(
-            f.from_call
-            for f in fragments
-            if (origin := state.by_id.get(f.from_call)) is not None and origin.server == server
-        )
+    sends.returned_sources = _find_returned(state, server, tool, sends, parties)
     sends.secret_sources = state.index.find_secret_sources(fragments)
     # Money sent to an account, or text the agent wrote, can carry what identifiers cannot.
     sends.composed = (
@@ -131,3 +85,77 @@ def gather_send_evidence(
         or carries_composed_text(state.index, examined, skipped)
     )
     return sends
+
+
+def _label_recipients(
+    state: SessionState,
+    allowlist: tuple[str, ...],
+    tool: str,
+    examined: Mapping[str, Any],
+    destinations: list[Destination],
+    sends: SendEvidence,
+) -> list[LabelledDestination]:
+    """The call's destinations labelled by who chose them, with the hosts of the URLs its content has fetched when
+    rendered (images), which it records in ``sends``."""
+    labelled = [state.index.label(d, allowlist, tool) for d in destinations]
+    # URLs in the content that rendering fetches (images) go to hosts of their own, whoever gets the post.
+    embedded = label_embedded(state.index, examined, allowlist)
+    sends.embedded_fragments = embedded.fragments
+    sends.embedded = relabel_built_urls(state, examined, list(embedded.destinations))
+    labelled = relabel_built_urls(state, examined, labelled)
+    # An image's host is labelled as such (never delegated), also where the text's addresses name it.
+    hosts = {(d.destination.kind, d.destination.value) for d in sends.embedded}
+    labelled = [d for d in labelled if d.destination.keyed or (d.destination.kind, d.destination.value) not in hosts]
+    labelled.extend(sends.embedded)
+    return labelled
+
+
+def _relabel_by_content(
+    state: SessionState, labelled: list[LabelledDestination], fragments: list[FragmentMatch], verbatim: set[str]
+) -> tuple[list[LabelledDestination], set[Destination]]:
+    """The labels once what the call carries is known, and the recipients that are parties of what it carries."""
+    if not fragments:
+        return labelled, set()
+    # A link the user asked to follow is delegated as written: one that carries private content besides is not
+    # (evidence does not tell the link's own text, found in the place that showed it, from what was added).
+    labelled = [
+        LabelledDestination(d.destination, Origin.ATTACKER, d.from_call)
+        if d.origin is Origin.DELEGATED
+        and d.destination.keyed
+        and d.destination.kind is DestinationKind.DOMAIN
+        and d.destination.path not in verbatim
+        else d
+        for d in labelled
+    ]
+    # A recipient the private record itself names beside what is sent (the account a password belongs to) is a
+    # party of that record, whoever else showed it: it may read what the record holds.
+    parties = {
+        d.destination
+        for d in labelled
+        if d.destination.keyed
+        and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
+        and state.index.names_party_of(d.destination.value, fragments)
+    }
+    relabelled = [
+        LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call) if d.destination in parties else d
+        for d in labelled
+    ]
+    return relabelled, parties
+
+
+def _find_returned(
+    state: SessionState, server: str, tool: str, sends: SendEvidence, parties: set[Destination]
+) -> frozenset[str]:
+    """Who may read each value: the server a value came from may have it back, when the call's name does not say
+    it publishes and it names no one but the user's own or a record's party (and no place to write)."""
+    if says_it_publishes(tool) or sends.targets:
+        return frozenset()
+    if not all(
+        d.destination.keyed and (d.origin in OWN_ORIGINS or d.destination in parties) for d in sends.destinations
+    ):
+        return frozenset()
+    return frozenset(
+        f.from_call
+        for f in sends.fragments
+        if (origin := state.by_id.get(f.from_call)) is not None and origin.server == server
+    )
