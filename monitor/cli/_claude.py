@@ -22,6 +22,7 @@ from monitor.hosts.claude_code import (
     DEFAULT_TIMEOUT,
     InstallResult,
     build_hook_command,
+    find_install_problems,
     install_hooks,
     resolve_settings_path,
     run_hook,
@@ -174,6 +175,8 @@ def install_claude_code(
         _fail(str(exc))
         return
     _report(result, dry_run, "installed")
+    for problem in find_install_problems(path, project):
+        click.echo(f"warning: {problem}", err=True)
     if result.written and project is not None and not local:
         click.echo(
             "note: .claude/settings.json is shared with the project, and the hook command names this machine's "

@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from monitor.classify import YamlLimits, YamlProblem, read_yaml_file
 from monitor.clients import Client
 from monitor.errors import InputError
-from monitor.evidence import is_allowlisted
+from monitor.evidence import find_allowlist_problem, is_allowlisted
 from monitor.ingest import find_yaml_line
 from monitor.models import Destination, DestinationKind
 
@@ -38,6 +38,11 @@ class Scope(BaseModel):
     tools: tuple[str, ...] | None = None
     destinations: tuple[str, ...] | None = None
 
+    @field_validator("destinations")
+    @classmethod
+    def _check_destinations(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return _checked_entries(value) if value is not None else None
+
     @model_validator(mode="after")
     def _check_restricts(self) -> Scope:
         if self.servers is None and self.tools is None and self.destinations is None:
@@ -53,7 +58,7 @@ class Scope(BaseModel):
             outside.append(f"tool {server}/{tool}")
         if self.destinations is not None:
             for d in destinations:
-                if d.keyed and d.kind is not DestinationKind.PATH and not is_allowlisted(d, self.destinations):
+                if d.kind is not DestinationKind.PATH and not is_allowlisted(d, self.destinations):
                     outside.append(f"destination {d.value}")
         return tuple(dict.fromkeys(outside))
 
@@ -106,3 +111,17 @@ class Policy(BaseModel):
     """``reviewed-only`` adds the application policy of docs/policy.md on top of the trifecta rules."""
     scope: Scope | None = None
     """With ``reviewed-only``: the scope of every session (a host may set one per session instead)."""
+
+    @field_validator("allowlist")
+    @classmethod
+    def _check_allowlist(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _checked_entries(value)
+
+
+def _checked_entries(entries: tuple[str, ...]) -> tuple[str, ...]:
+    """The entries, unless one would allow far more than one party (a wildcard, a public suffix alone)."""
+    for entry in entries:
+        problem = find_allowlist_problem(entry)
+        if problem is not None:
+            raise ValueError(f"{entry!r} is refused: {problem}")
+    return entries

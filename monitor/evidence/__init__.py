@@ -33,6 +33,7 @@ from monitor.evidence._destinations import (
     extract_shell_effects,
     extract_targets,
     find_addresses,
+    find_allowlist_problem,
     is_allowlisted,
     is_local_path,
     is_outsider_field,
@@ -49,6 +50,7 @@ from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
 from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
+from monitor.evidence._parties import names_account_of, names_party_of
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
 from monitor.evidence._shell import UNEXAMINED, ShellEffects, parse_shell_command
@@ -103,6 +105,7 @@ __all__ = [
     "extract_shell_effects",
     "extract_targets",
     "find_addresses",
+    "find_allowlist_problem",
     "find_lookalike",
     "find_secrets",
     "fold",
@@ -120,6 +123,8 @@ __all__ = [
     "iter_leaves",
     "iter_url_components",
     "mentions_destination",
+    "names_account_of",
+    "names_party_of",
     "normalize",
     "normalize_text",
     "parse_ipv4",

@@ -113,10 +113,14 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
             "admin",
             "two-factor",
             "2fa",
+            "log in",
+            "login",
+            "sign in",
+            r"use (?:his|her|their|my|\w+'s) account",
         ),
         frozenset(
             "password passwords credential credentials permission permissions role roles grant revoke access"
-            " admin token key keys share".split()
+            " admin token key keys share login logon signin authenticate".split()
         ),
         # Who may get in is the user's to say: credentials or rights read from a document are confirmed.
         delegable=False,
@@ -218,6 +222,45 @@ def names_place_of(user_texts: Iterable[str], tool: str) -> bool:
         return False
     said = {word for text in user_texts for word in _TOKEN.findall(text.lower())}
     return any(said & words for words in places)
+
+
+# A capitalised name where a person stands: before a verb of what people do with messages, or a possessive, or after
+# a word that addresses someone ("Bob told me", "Alice's mail", "send them to Alice Miller").
+_NAME = r"[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+)?"
+_PERSON = re.compile(
+    r"\b(?i:to|from|by|for|with|invite|tell|ask|thank|e-?mail|message|remind|contact|cc|send|forward|notify|inform"
+    rf"|ping|pay)\s+({_NAME})\b"
+    rf"|\b({_NAME})(?:['\u2019]s\b|\s+(?:just\s+)?(?:sent|told|asked|invited|proposed?|shared|wrote|mailed|e-?mailed"
+    r"|posted|said|needs|wants|seems|has|had)\b)"
+)
+
+
+def find_person_names(text: str) -> frozenset[str]:
+    """The words of the people the user's text names (lower case): "Alexander Chen sent me" names ``alexander``
+    and ``chen``; "my GitHub repositories" names no one."""
+    names: set[str] = set()
+    for match in _PERSON.finditer(text):
+        names.update(word.lower() for word in re.split(r"[ -]", match.group(1) or match.group(2)))
+    return frozenset(names)
+
+
+def names_address_of(names: Iterable[str], address: str) -> str | None:
+    """The name of ``names`` an e-mail address belongs to by its local part (``alice.miller@`` to ``alice``,
+    ``a.chen@`` to ``chen`` when a name starts with ``a``), or None."""
+    names = set(names)
+    words: list[str] = re.findall(r"[a-z]+", address.split("@", 1)[0].lower())
+    if not words:
+        return None
+    if len(words[0]) >= 3 and words[0] in names:
+        return words[0]
+    if (
+        len(words) > 1
+        and len(words[0]) == 1
+        and words[1] in names
+        and any(n.startswith(words[0]) and n != words[1] for n in names)
+    ):
+        return words[1]
+    return None
 
 
 def says_it_publishes(tool: str) -> bool:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import re2
 import tldextract
@@ -40,8 +41,31 @@ DESTINATION_KEYS = frozenset(
         "iban",
         "user",
         "username",
+        "host",
+        "hostname",
+        "callback",
     ]
 )
+# A key of several words that ends in one of these names a recipient as well (``collaborator_email``,
+# ``reply_to``, ``callback_url``, ``new_owner_username``) ...
+_DESTINATION_KEY_ENDINGS = frozenset(
+    "email emails url urls uri recipient recipients to cc bcc phone iban username webhook endpoint host".split()
+)
+# ... unless a word before says it names the one acting (``user_google_email``, ``sender_email``, ``from_phone``).
+_ACTOR_KEY_WORDS = frozenset("user sender from my self account login author acting".split())
+_KEY_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_destination_key(key: str) -> bool:
+    """Whether an argument key names where a call sends to: one of :data:`DESTINATION_KEYS`, or a key of several
+    words whose last word names a recipient."""
+    lowered = key.lower()
+    if lowered in DESTINATION_KEYS:
+        return True
+    words = _KEY_WORD.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower())
+    return len(words) > 1 and words[-1] in _DESTINATION_KEY_ENDINGS and not _ACTOR_KEY_WORDS & set(words[:-1])
+
+
 # Argument keys whose values name the place a call writes to (a file, a document, a channel, a repository), for
 # calls that name no recipient: a place from a listing of the user's own things is the user's.
 TARGET_KEYS = frozenset(
@@ -112,6 +136,18 @@ def _host(url: str) -> str:
     return host_of_url(url) or ""
 
 
+def hosts_of_url(url: str) -> tuple[str, ...]:
+    """Every host a URL can reach: as a browser reads it, and as Python's and other RFC 3986 clients read it,
+    where the two differ (``https://example.org\\@evil.test`` is example.org to a browser, evil.test to
+    ``urllib``)."""
+    browser = _host(url)
+    try:
+        strict = canonical_host(urlsplit(url).hostname or "")
+    except ValueError:  # a port that is not a number, an unclosed bracket: no strict reading
+        strict = ""
+    return tuple(h for h in dict.fromkeys([browser, strict]) if h)
+
+
 @functools.cache
 def _extractor() -> tldextract.TLDExtract:
     # The Public Suffix List snapshot shipped with tldextract: no download, no cache on disk. Private
@@ -152,8 +188,7 @@ def _scan_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
             yield DestinationKind.EMAIL, m.group(0).lower()
     if colon:
         for m in _URL.finditer(text):
-            host = _host(m.group(0))
-            if host:
+            for host in hosts_of_url(m.group(0)):
                 yield DestinationKind.DOMAIN, registrable_domain(host)
     if "." in text:
         rest = _URL.sub(" ", text) if colon else text
@@ -166,13 +201,16 @@ def _scan_addresses(text: str) -> Iterator[tuple[DestinationKind, str]]:
             yield DestinationKind.PHONE, re.sub(r"[^\d+]", "", m.group(0))
 
 
-def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str] = ()) -> list[Destination]:
+def extract_destinations(
+    arguments: Mapping[str, Any], extra_paths: Iterable[str] = (), *, every: bool = False
+) -> list[Destination]:
     """Return where a call sends to.
 
     The values under destination arguments (recipient-like keys, and ``extra_paths`` that a rule declares)
     name the destinations, as addresses or, failing that, as plain names. Only when a call has no such
     argument are addresses inside its other arguments returned, marked ``keyed=False``: a link inside a
-    mail body is content, not where the mail goes.
+    mail body is content, not where the mail goes. With ``every``, those are returned beside the keyed ones
+    whatever the call has: every place any argument names (what a scope of allowed destinations checks).
     """
     paths = ["/" + "/".join(p for p in path.replace(".", "/").split("/") if p) for path in extra_paths]
     keyed: dict[tuple[DestinationKind, str], Destination] = {}
@@ -185,7 +223,7 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
                 keyed.setdefault((DestinationKind.DOMAIN, value), Destination(DestinationKind.DOMAIN, value, path))
             continue
         addresses = list(find_addresses(text))
-        if key.lower() in DESTINATION_KEYS or any(path == p or path.startswith(p + "/") for p in paths):
+        if is_destination_key(key) or any(path == p or path.startswith(p + "/") for p in paths):
             for kind, value in addresses:
                 keyed.setdefault((kind, value), Destination(kind, value, path))
             if not addresses and text.strip():
@@ -194,6 +232,8 @@ def extract_destinations(arguments: Mapping[str, Any], extra_paths: Iterable[str
         else:
             for kind, value in addresses:
                 anywhere.setdefault((kind, value), Destination(kind, value, path, keyed=False))
+    if every:
+        return [*keyed.values(), *(d for k, d in anywhere.items() if k not in keyed)]
     return list((keyed or anywhere).values())
 
 
@@ -270,7 +310,11 @@ MAX_ARGUMENT_DEPTH = 64
 """Containers nested deeper than this in a call's arguments are not walked one by one: each is read as one text."""
 MAX_ARGUMENT_NODES = 10_000
 """Values (containers, strings, numbers) of a call's arguments walked one by one; the rest is read in bulk."""
-_KEY_CLASSES = (SHELL_KEYS, DESTINATION_KEYS, TARGET_KEYS)
+_KEY_CLASSES: tuple[Callable[[str], bool], ...] = (
+    lambda key: key.lower() in SHELL_KEYS,
+    is_destination_key,
+    lambda key: key.lower() in TARGET_KEYS,
+)
 
 
 def _number_text(value: int | float) -> str:
@@ -311,14 +355,14 @@ def _flatten(items: Iterator[tuple[str, str, Any]], path: str, key: str) -> Iter
             stack.append(_children(value, "", item_key))
         else:
             continue
-        for i, keys in enumerate(_KEY_CLASSES):
-            if i not in found and item_key.lower() in keys:
+        for i, is_of_class in enumerate(_KEY_CLASSES):
+            if i not in found and is_of_class(item_key):
                 found[i] = item_key
     if not texts:
         return
     text = "\n".join(texts)
     yield path or "/", key, text
-    own = next((i for i, keys in enumerate(_KEY_CLASSES) if key.lower() in keys), None)
+    own = next((i for i, is_of_class in enumerate(_KEY_CLASSES) if is_of_class(key)), None)
     for i, found_key in sorted(found.items()):
         if i != own:
             yield path or "/", found_key, text
@@ -416,6 +460,24 @@ def is_allowlisted(destination: Destination, allowlist: Iterable[str]) -> bool:
     return False
 
 
+def find_allowlist_problem(entry: str) -> str | None:
+    """Why an allowlist (or scope) entry would allow far more than one party, or None when it is fine: a
+    wildcard, an empty entry, or a public suffix alone (``com``, ``.co.uk``, ``github.io``), which would allow
+    every address under it."""
+    value = entry.strip().lower().removeprefix("www.")
+    if not value:
+        return "an empty entry"
+    if any(c in value for c in "*?[]"):
+        return "a wildcard (entries are addresses and domains; a domain covers its subdomains)"
+    if "@" in value or _IBAN.fullmatch(entry.strip().replace(" ", "")) or _PHONE.fullmatch(entry.strip()):
+        return None
+    host = value.strip(".")
+    parts = _extractor()(host)
+    if not parts.domain and parts.suffix:
+        return f"a public suffix ({host}): it would allow every address under it"
+    return None
+
+
 OUTSIDER_KEYS = frozenset(
     "from sender reply_to replyto reply-to return_path author author_email organizer organiser creator submitter"
     " reporter requester posted_by from_address from_email sender_email sender_address".split()
@@ -452,14 +514,23 @@ def mentions_destination(text: str, destination: Destination) -> bool:
         return False
     if kind is DestinationKind.DOMAIN:
         return value in _hosts_named(text)
-    source = text.upper() if kind is DestinationKind.IBAN else text
-    for found_kind, found in find_addresses(source):
+    if kind is DestinationKind.IBAN:
+        # Its characters in order, in any case, spaced in groups or not: upper-casing the text instead would read
+        # the words after an account number as more of its groups (``DE89370400 BANK ACCO``).
+        return _iban_pattern(value).search(text) is not None
+    for found_kind, found in find_addresses(text):
         if found_kind is not kind:
             continue
         found = found.lower()
         if found == value:
             return True
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _iban_pattern(value: str) -> re.Pattern[str]:
+    spaced = " ?".join(re.escape(c) for c in value.replace(" ", ""))
+    return re.compile(rf"(?<![A-Za-z0-9]){spaced}(?![A-Za-z0-9])", re.IGNORECASE)
 
 
 def _hosts_named(text: str) -> set[str]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence._actions import asks_for_action, delegates_everything, names_place_of
+from monitor.evidence._actions import asks_for_action, delegates_everything, find_person_names, names_place_of
 from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
     TARGET_KEYS,
@@ -22,9 +22,9 @@ from monitor.evidence._destinations import (
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
-from monitor.evidence._secrets import PieceLog, split_pieces
+from monitor.evidence._parties import is_named_sender
+from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
 from monitor.evidence._tokens import contains_token, id_mention
-from monitor.evidence._views import find_urls, iter_url_components
 from monitor.evidence._words import FreeText, WordIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
 
@@ -42,6 +42,7 @@ _SCAN_ALL_TEXTS = 32
 _MAX_ATTRIBUTES = 64
 _MIN_COPIED_LINE = 24
 _MAX_LINES_COMPARED = 200
+_MAX_NAME_PARTS = 4
 _MAX_TARGET_WORDS = 4
 _MIN_RECORD_VALUE = 6
 _MIN_RECORD_FIELDS = 2
@@ -70,6 +71,8 @@ class ContentIndex:
     max_values: int = 50_000
     user_text: list[str] = field(default_factory=list)
     user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
+    person_names: set[str] = field(default_factory=set)
+    """The words of the people the user named ("Alexander Chen sent me" gives ``alexander`` and ``chen``)."""
     pointed: set[str] = field(default_factory=set)
     """Calls made with a value the user typed: places the user pointed at."""
     pointed_places: set[str] = field(default_factory=set)
@@ -137,6 +140,7 @@ class ContentIndex:
         self._exclude_later(text, None)
         for kind, address in find_addresses(text):
             self.user_addresses.setdefault(kind, set()).add(address)
+        self.person_names.update(find_person_names(text))
 
     def typed_by_user(self, value: str) -> bool:
         """Whether the user typed ``value`` as a whole token (``smith@x.example`` is not inside
@@ -190,7 +194,7 @@ class ContentIndex:
             return False
         if value in self.listed or any(contains_token(t, value) for t in self.user_text):
             return True
-        return any(contains_token(t, value) for _, t, _ in self._free_texts_with(value))
+        return any(contains_token(t, value) for _, t, _ in self.free_texts_with(value))
 
     def add_call_arguments(self, arguments: Mapping[str, Any], *, external: bool) -> None:
         """Record the values a call was made with: the agent knew them before any later result, so they are
@@ -208,12 +212,12 @@ class ContentIndex:
         if external:
             self.sent_tail = (self.sent_tail + "".join(squash(t) for t in texts))[-_SENT_TAIL_CHARS:]
             texts_by_path = [(path, text) for path, _, text in iter_argument_texts(arguments)]
-            for key, piece in _stream_pieces(texts_by_path):
+            for key, piece in stream_pieces(texts_by_path):
                 tail = (self._streams.pop(key, "") + piece)[-_SENT_TAIL_CHARS:]
                 self._streams[key] = tail
                 while len(self._streams) > _MAX_STREAMS:
                     self._streams.popitem(last=False)
-            self._pieces.record(split_pieces(_piece_texts(texts)))
+            self._pieces.record(split_pieces(piece_texts(texts)))
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
         """Index one tool result (a value, or a :class:`Reading` of one): listed values, free text, the objects
@@ -315,18 +319,6 @@ class ContentIndex:
             if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
 
-    def names_party_of(self, value: str, fragments: Iterable[FragmentMatch]) -> bool:
-        """Whether one listed object holds ``value`` beside every one of ``fragments`` as its fields: the record
-        names its party (the account a password belongs to), which may read it."""
-        needles = {squash(f.text) for f in fragments} - {""}
-        if not needles:
-            return False
-        for scalars in self.attributes_of(normalize_text(value))[:_MAX_ATTRIBUTES]:
-            if needles <= {squash(str(v)) for v in scalars.values()}:
-                return True
-        # Not free text: whoever writes a text can put an address beside the words the agent will copy.
-        return False
-
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
         return list(self.attributes.get(value, ()))
@@ -384,7 +376,7 @@ class ContentIndex:
         if find_lookalike(destination.value, sanctioned) is not None:
             return LabelledDestination(destination, Origin.LOOKALIKE, None)
         # Numbers and compact values (IBANs, phone numbers) are matched by other patterns than whole tokens.
-        texts = self.free_text if compact or value.isdigit() else self._free_texts_with(value)
+        texts = self.free_text if compact or value.isdigit() else self.free_texts_with(value)
         labelled = self._label_by_results(destination, seen_in, texts)
         # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
         # does not show where the value came from.
@@ -403,8 +395,10 @@ class ContentIndex:
             return False  # the user named a destination of this kind: only that one is theirs
         # The place must point at one destination of the kind: a second one (a genuine payee and an injected
         # one) leaves the choice to whoever wrote the text, not to the user. Not one object in the result: its
-        # fields are written by the same outsiders and can copy the user's words.
-        if self._addresses_shown(from_call, destination.kind) != {destination.value.lower()}:
+        # fields are written by the same outsiders and can copy the user's words. Or the user named the person
+        # whose message in that place gives the address as its sender ("her address is in my inbox").
+        value = destination.value.lower()
+        if self._addresses_shown(from_call, destination.kind) != {value} and not is_named_sender(self, value):
             return False
         return asks_for_action(self.user_text, tool, delegating=True)
 
@@ -481,7 +475,7 @@ class ContentIndex:
                 continue
             if self.typed_by_user(value):
                 continue
-            for call_id, free, untrusted in self._free_texts_with(value):
+            for call_id, free, untrusted in self.free_texts_with(value):
                 if untrusted and contains_token(free, value):
                     if call_id in self.pointed and delegates_everything(self.user_text):
                         break
@@ -510,7 +504,11 @@ class ContentIndex:
             target_like = len(value) <= _MAX_ATTRIBUTE_CHARS and len(value.split()) <= _MAX_TARGET_WORDS
             if target_like and not (value.isalpha() and is_common_word(value)):
                 found = self._first_untrusted_mention(value)
-                if found is not None and not self._listed_before(value, found):
+                if (
+                    found is not None
+                    and not self._listed_before(value, found)
+                    and not self._made_of_own_parts(value, found)
+                ):
                     if found in self.pointed and asks_for_action(self.user_text, tool, delegating=True):
                         continue
                     return text, found
@@ -533,14 +531,22 @@ class ContentIndex:
             return next((c for c, free, untrusted in self.free_text if untrusted and pattern.search(free)), None)
         if len(value) < _MIN_STEERING_CHARS:
             return None
-        texts = self._free_texts_with(value)
+        texts = self.free_texts_with(value)
         return next((c for c, free, untrusted in texts if untrusted and contains_token(free, value)), None)
 
-    def _free_texts_with(self, value: str) -> Sequence[FreeText]:
+    def free_texts_with(self, value: str) -> Sequence[FreeText]:
         """The free texts that may hold ``value`` as a whole token, in order (see :class:`WordIndex`)."""
         if len(self.free_text) <= _SCAN_ALL_TEXTS:
             return self.free_text
         return self._words.find(self.free_text, self._dropped_texts, value)
+
+    def _made_of_own_parts(self, value: str, call_id: str) -> bool:
+        """Whether a path-like name (``owner/repo``) is made of parts the user typed or the session listed before
+        ``call_id`` showed it: the user's account and the name the user gave."""
+        parts = [part for part in value.split("/") if part]
+        return 1 < len(parts) <= _MAX_NAME_PARTS and all(
+            self.typed_by_user(part) or self._listed_before(part, call_id) for part in parts
+        )
 
     def _listed_before(self, value: str, call_id: str) -> bool:
         listed_in = self.listed.get(value)
@@ -558,8 +564,8 @@ class ContentIndex:
         skip = set(skip_paths)
         kept = [(path, text) for path, _, text in iter_argument_texts(arguments) if path not in skip]
         texts = [text for _, text in kept]
-        streams = [(self._streams.get(key, ""), piece) for key, piece in _stream_pieces(kept)]
-        pieces = (self._pieces, split_pieces(_piece_texts(texts)))
+        streams = [(self._streams.get(key, ""), piece) for key, piece in stream_pieces(kept)]
+        pieces = (self._pieces, split_pieces(piece_texts(texts)))
         found = self.private.search(texts, self.sent_tail, streams=streams, pieces=pieces)
         matched = {f.from_call for f in found}
         found.extend(f for f in self._find_copied_records(texts) if f.from_call not in matched)
@@ -567,29 +573,3 @@ class ContentIndex:
         strong = {f.from_call for f in found}
         found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)
         return found
-
-
-_LIST_INDEX = re.compile(r"/\d+(?=/|$)")
-
-
-def _stream_pieces(texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The streams a call's argument values continue, with what each adds: the value under its argument path
-    (list positions ignored), and each kind of URL component of the URLs it holds, normalised."""
-    pieces: list[tuple[str, str]] = []
-    for path, text in texts:
-        pieces.append(("arg:" + _LIST_INDEX.sub("/*", path), squash(text)))
-        for url in find_urls(text):
-            by_slot: dict[str, list[str]] = {}
-            for slot, component in iter_url_components(url):
-                by_slot.setdefault(slot, []).append(squash(component))
-            pieces.extend(("url:" + slot, "".join(parts)) for slot, parts in by_slot.items())
-    return [(key, piece) for key, piece in pieces if piece]
-
-
-def _piece_texts(texts: Iterable[str]) -> list[str]:
-    """Whole argument values and the components of their URLs, for :func:`split_pieces`."""
-    out: list[str] = []
-    for text in texts:
-        out.append(text)
-        out.extend(component for url in find_urls(text) for _, component in iter_url_components(url))
-    return out

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from monitor.evidence._fold import fold
+from monitor.evidence._views import find_urls, iter_url_components
 
 MAX_WORDS = 5
 """Words between a secret word and the secret, at most."""
@@ -230,7 +231,8 @@ class PieceLog:
         covered = bytearray(len(secret))
         used = 0
         longest = 0
-        for pieces in (current, *self._calls):
+        # A call that sent the secret whole was decided on it then: its parts are not a second sending.
+        for pieces in (current, *(earlier for earlier in self._calls if secret not in earlier)):
             for piece in pieces:
                 if piece == secret or piece not in secret:
                     continue
@@ -259,3 +261,29 @@ def split_pieces(texts: Iterable[str]) -> frozenset[str]:
             if _MIN_PIECE <= len(piece) <= _MAX_SECRET_CHARS:
                 pieces.add(piece)
     return frozenset(pieces)
+
+
+_LIST_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+def stream_pieces(texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The streams a call's argument values continue, with what each adds: the value under its argument path
+    (list positions ignored), and each kind of URL component of the URLs it holds, normalised."""
+    pieces: list[tuple[str, str]] = []
+    for path, text in texts:
+        pieces.append(("arg:" + _LIST_INDEX.sub("/*", path), squash_folded(fold(text))))
+        for url in find_urls(text):
+            by_slot: dict[str, list[str]] = {}
+            for slot, component in iter_url_components(url):
+                by_slot.setdefault(slot, []).append(squash_folded(fold(component)))
+            pieces.extend(("url:" + slot, "".join(parts)) for slot, parts in by_slot.items())
+    return [(key, piece) for key, piece in pieces if piece]
+
+
+def piece_texts(texts: Iterable[str]) -> list[str]:
+    """Whole argument values and the components of their URLs, for :func:`split_pieces`."""
+    out: list[str] = []
+    for text in texts:
+        out.append(text)
+        out.extend(component for url in find_urls(text) for _, component in iter_url_components(url))
+    return out

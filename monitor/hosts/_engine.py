@@ -229,6 +229,7 @@ class Engine:
             else:
                 if store is None:
                     store = self._open_store()
+                take_spool(store, os.fspath(self.args.state_dir))
                 answer = self.sessions.handle(store, payload, float(received))
         except Exception as exc:
             logger.exception("an event could not be processed")
@@ -241,6 +242,40 @@ class Engine:
         from monitor.store import HookStore, default_store_path
 
         return HookStore(default_store_path(self.args.state_dir))
+
+
+def take_spool(store: HookStore, state_dir: str) -> int:
+    """Move the events a hook kept in the spool folder (the store was locked past its timeout) into the store,
+    unprocessed, oldest first, so that the next event of their session processes them; return how many. An
+    event the store cannot take yet stays where it is."""
+    from monitor.hosts._engine_sessions import payload_fields
+    from monitor.hosts._hook import spool_dir
+
+    folder = spool_dir(state_dir)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".event"))
+    except FileNotFoundError:
+        return 0
+    taken = 0
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            with open(path, "rb") as spooled:
+                payload = spooled.read()
+            received = float(name.split("-", 1)[0])
+        except (OSError, ValueError):
+            logger.warning("a spooled event could not be read: %s", path)
+            continue
+        sid, event = payload_fields(payload)
+        if sid is not None:
+            store.append(sid, event, payload.decode("utf-8", "replace"), received=received, processed=False)
+        else:
+            logger.warning("a spooled event names no session and was dropped: %s", path)
+        os.unlink(path)
+        taken += 1
+    if taken:
+        logger.info("%d events kept by hooks while the store was locked are now in it", taken)
+    return taken
 
 
 def _read_request(conn: socket.socket) -> tuple[object, bytes]:

@@ -22,6 +22,8 @@ import sys
 import time
 
 from monitor.errors import TrifectaError
+from monitor.hosts._hook_reply import with_last_reply
+from monitor.hosts._hook_trust import EngineUnavailable, check_engine_place, check_peer, check_private_dir
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: the client starts without it
 if TYPE_CHECKING:
@@ -34,6 +36,9 @@ MAX_PAYLOAD = 64 * 1024 * 1024
 MAX_ANSWER = 1024 * 1024
 STATE_DIR_ENV = "TRIFECTA_STATE_DIR"
 LOG_NAME = "engine.log"
+SPOOL_NAME = "spool"
+_STORE_GRACE = 2.0  # past the engine's timeout, what storing the event ourselves may take
+_MIN_STORE_WAIT = 0.05
 _SUN_PATH_MAX = 107  # sockaddr_un.sun_path holds 108 bytes, the last one a NUL
 _RESPAWN_EVERY = 0.5
 _POSTURES = ("balanced", "strict")
@@ -65,11 +70,6 @@ options:
 
 class UsageError(TrifectaError):
     """A command-line option the client cannot use (answered, never raised out of :func:`run_hook`)."""
-
-
-class EngineUnavailable(TrifectaError):
-    """The engine could not be reached, or gave no usable answer (answered, never raised out of
-    :func:`run_hook`)."""
 
 
 class HookOptions:
@@ -117,19 +117,37 @@ class HookOptions:
 class EnginePaths:
     """Where one engine keeps its socket, lock, pid and log."""
 
-    __slots__ = ("key", "lock", "log", "pid", "socket", "state_dir")
+    __slots__ = ("key", "lock", "log", "pid", "socket", "socket_dir_file", "state_dir")
 
     def __init__(self, state_dir: str, key: str) -> None:
         self.state_dir = state_dir
         self.key = key
         self.socket = os.path.join(state_dir, f"engine-{key}.sock")
+        # Where the socket lives when its path in the state directory is too long: a private folder made for it
+        # under the system's temporary directory (its name, chosen at random, is kept in the state directory).
+        self.socket_dir_file = os.path.join(state_dir, f"engine-{key}.sockdir")
         if len(os.fsencode(self.socket)) > _SUN_PATH_MAX:
-            import tempfile
-
-            self.socket = os.path.join(tempfile.gettempdir(), f"trifecta-{os.getuid()}", f"{key}.sock")
+            self.socket = ""
+            with contextlib.suppress(OSError, UnicodeDecodeError), open(self.socket_dir_file, encoding="utf-8") as kept:
+                self.socket = os.path.join(kept.read(4096).strip(), f"{key}.sock")
         self.lock = os.path.join(state_dir, f"engine-{key}.lock")
         self.pid = os.path.join(state_dir, f"engine-{key}.pid")
         self.log = os.path.join(state_dir, LOG_NAME)
+
+    def make_socket_dir(self) -> None:
+        """Make the private folder the socket lives in when its path in the state directory is too long, and
+        keep its name in the state directory (``mkdtemp``: a new name, owner-only, that no one made first)."""
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix=f"trifecta-{os.getuid()}-")
+        temporary = f"{self.socket_dir_file}.{os.getpid()}"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, folder.encode())
+        finally:
+            os.close(fd)
+        os.replace(temporary, self.socket_dir_file)
+        self.socket = os.path.join(folder, f"{self.key}.sock")
 
 
 def _absolute(path: str) -> str:
@@ -204,11 +222,9 @@ def locate_engine(options: HookOptions) -> EnginePaths:
 
 
 def ensure_private_dir(path: str) -> None:
-    """Make ``path`` (owner-only when new) and check that it is a directory of this user, not a link."""
+    """Make ``path`` (owner-only when new) and check that it is a private folder of this user."""
     os.makedirs(path, mode=0o700, exist_ok=True)
-    info = os.lstat(path)
-    if not os.path.isdir(path) or os.path.islink(path) or info.st_uid != os.getuid():
-        raise EngineUnavailable(f"{path} is not a directory of this user")
+    check_private_dir(path)
 
 
 # -- the hook ------------------------------------------------------------------------------------------------
@@ -256,6 +272,7 @@ def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) ->
         event = obj.get("hook_event_name") if isinstance(obj, dict) else None
         line = " ".join(f"an event ({event!r}) of session {sid!r} was not recorded: {reason}".split())
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        check_private_dir(paths.state_dir)  # nothing is written where others may read or replace it
         fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, f"{stamp} hook[{os.getpid()}] ERROR {line}\n".encode("utf-8", "backslashreplace"))
@@ -284,16 +301,20 @@ def _answer(options: HookOptions, payload: bytes) -> dict[str, Any]:
     if len(payload) > MAX_PAYLOAD:
         return _fallback_answer(payload, f"the payload is larger than {MAX_PAYLOAD // (1024 * 1024)} MiB; not read")
     received = time.time()
+    payload = with_last_reply(payload)
+    # Every answer comes within the timeout (the host's own is longer: ``install`` writes it so), whatever
+    # holds the store: storing the event ourselves gets what is left of it.
+    deadline = time.monotonic() + options.timeout + _STORE_GRACE
     try:
         reply = exchange(paths, options, {"op": "event", "received": received}, payload)
     except EngineUnavailable as exc:
         reason = f"{exc} (see {paths.log})"
-        stored = _store_unprocessed(paths, payload, received)
+        stored = _store_unprocessed(paths, payload, received, deadline)
         if stored is not None:
             report_unrecorded(paths, payload, f"{exc}; {stored}")
         return _fallback_answer(payload, reason if stored is None else f"{reason}; {stored}")
     if not reply.get("committed"):
-        stored = _store_unprocessed(paths, payload, received)
+        stored = _store_unprocessed(paths, payload, received, deadline)
         if stored is not None:
             report_unrecorded(paths, payload, f"{reply.get('message', '')}; {stored}")
             reply["message"] = f"{reply.get('message', '')}; {stored}"
@@ -387,9 +408,16 @@ def _connect(paths: EnginePaths, options: HookOptions, deadline: float) -> socke
         except OSError as exc:  # out of descriptors, say
             raise EngineUnavailable(f"cannot reach the engine ({exc.strerror or exc})") from None
         try:
+            if not paths.socket:
+                raise FileNotFoundError
+            check_engine_place(paths.state_dir, paths.socket)
             conn.settimeout(max(0.001, deadline - time.monotonic()))
             conn.connect(paths.socket)
+            check_peer(conn)
             return conn
+        except EngineUnavailable:
+            conn.close()
+            raise
         except (FileNotFoundError, ConnectionRefusedError):
             conn.close()
         except TimeoutError:
@@ -434,6 +462,8 @@ def start_engine(paths: EnginePaths, options: HookOptions) -> None:
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
     try:  # a failure here is the engine's absence: the client then stores the event itself
         ensure_private_dir(paths.state_dir)
+        if not paths.socket:
+            paths.make_socket_dir()
         ensure_private_dir(os.path.dirname(paths.socket))
         fd = os.open(paths.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     except OSError as exc:
@@ -458,19 +488,27 @@ def start_engine(paths: EnginePaths, options: HookOptions) -> None:
 def _stop_engine(paths: EnginePaths, timeout: float) -> None:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        if not paths.socket:
+            return
+        check_engine_place(paths.state_dir, paths.socket)
         conn.settimeout(timeout)
         conn.connect(paths.socket)
+        check_peer(conn)
         conn.sendall(json.dumps({"v": PROTOCOL, "op": "stop"}).encode() + b"\n")
         conn.shutdown(socket.SHUT_WR)
         conn.recv(1024)
+    except EngineUnavailable as exc:
+        sys.stderr.write(f"trifecta hook claude-code: {exc}\n")
     except OSError:
         pass  # no engine runs
     finally:
         conn.close()
 
 
-def _store_unprocessed(paths: EnginePaths, payload: bytes, received: float) -> str | None:
-    """Append the event to the store, unprocessed; return what went wrong, or None once it is stored."""
+def _store_unprocessed(paths: EnginePaths, payload: bytes, received: float, deadline: float) -> str | None:
+    """Append the event to the store, unprocessed, waiting for it until ``deadline``; when the store cannot take
+    it by then, keep it in the spool folder, which the engine empties into the store before its next event.
+    Return what went wrong, or None once the event is stored."""
     obj = _parse(payload)
     if not isinstance(obj, dict) or not isinstance(obj.get("session_id"), str) or not obj["session_id"]:
         return "the event names no session and was not stored"
@@ -481,7 +519,10 @@ def _store_unprocessed(paths: EnginePaths, payload: bytes, received: float) -> s
         from monitor.store import HookStore, default_store_path
 
         ensure_private_dir(paths.state_dir)
-        store = HookStore(default_store_path(Path(paths.state_dir)))
+        left = deadline - time.monotonic()
+        if left < _MIN_STORE_WAIT:
+            return _spool(paths, payload, received, "the store could not be waited for")
+        store = HookStore(default_store_path(Path(paths.state_dir)), busy_timeout=left)
         try:
             store.append(
                 obj["session_id"],
@@ -493,5 +534,27 @@ def _store_unprocessed(paths: EnginePaths, payload: bytes, received: float) -> s
         finally:
             store.close()
     except Exception as exc:
-        return f"the event could not be stored either ({type(exc).__name__}: {exc})"
+        return _spool(paths, payload, received, f"the store could not take it ({type(exc).__name__}: {exc})")
     return None
+
+
+def spool_dir(state_dir: str) -> str:
+    """The folder of events the hook could not store in time (one file each, named by when it came)."""
+    return os.path.join(state_dir, SPOOL_NAME)
+
+
+def _spool(paths: EnginePaths, payload: bytes, received: float, why: str) -> str:
+    """Keep the event in the spool folder (no lock to wait for); say where it is, or that it is lost."""
+    try:
+        folder = spool_dir(paths.state_dir)
+        check_private_dir(paths.state_dir)  # never beside a store others may read or replace
+        ensure_private_dir(folder)
+        name = os.path.join(folder, f"{received:017.6f}-{os.getpid()}.event")
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, payload)
+        finally:
+            os.close(fd)
+    except Exception as exc:
+        return f"{why}; the event could not be kept either ({type(exc).__name__}: {exc})"
+    return f"{why}; the event is kept in {folder} until the store takes it"

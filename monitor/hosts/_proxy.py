@@ -11,7 +11,9 @@ requests to the client: sampling, elicitation, roots), except:
   ``confirm`` asks the user through MCP elicitation when the client declares it (see
   :mod:`monitor.hosts._proxy_confirm`) and forwards only on acceptance, else answers ``isError`` with the
   reason;
-- the result of a forwarded ``tools/call`` is recorded with the monitor (``after_call``) before it goes back.
+- the result of a forwarded ``tools/call`` is recorded with the monitor (``after_call``) before it goes back;
+- a ``tools/call`` without an id (or with ``"id": null``) is a notification no answer can carry a decision to:
+  it is refused (reported on standard error), never sent on.
 
 **One proxy process is one session.** MCP 2026-07-28 has no protocol session (no ``initialize``, no
 ``Mcp-Session-Id``), and a stdio server lives as long as its client's connection, so the session key is the
@@ -257,6 +259,13 @@ class StdioProxy:
                 waiting[1].append(message)
                 waiting[0].set()
                 return
+        elif isinstance(message, JSONRPCNotification) and message.method == "tools/call":
+            # No id (or ``"id": null``, which the SDK reads the same way): no answer could carry a decision, so
+            # the call never reaches the server undecided.
+            self._say(
+                "refused a tools/call without an id (a notification): it cannot be answered, so it is not sent on"
+            )
+            return
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             request_id = (message.params or {}).get("requestId")
             if request_id is not None:

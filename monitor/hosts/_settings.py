@@ -135,8 +135,43 @@ def build_hook_command(
 
 
 def is_trifecta_hook(hook: object) -> bool:
-    """Whether one hook of a settings file (``{"type": "command", "command": …}``) runs the trifecta hook."""
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and bool(_OURS.search(hook["command"]))
+    """Whether one hook of a settings file (``{"type": "command", "command": …}``) is the monitor's hook and nothing
+    else: its command is exactly ``<python> [-P] -m monitor hook claude-code`` or ``<…/>trifecta hook claude-code``
+    followed only by the hook's own options (what ``install`` writes, or the same written by hand). A command that
+    only mentions the hook (a user's audit hook echoing it, a ``tee … | trifecta hook`` wrapper) is not."""
+    if not isinstance(hook, dict) or hook.get("type", "command") != "command":
+        return False
+    command = hook.get("command")
+    if not isinstance(command, str) or not _OURS.search(command):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    options = _hook_options(words)
+    if options is None:
+        return False
+    from monitor.hosts._hook import UsageError, parse_options
+
+    try:
+        parsed = parse_options(options)
+    except UsageError:
+        return False
+    return not (parsed.help or parsed.stop)
+
+
+def _hook_options(words: list[str]) -> list[str] | None:
+    """The words after the hook's own invocation, or None when ``words`` do not start with one."""
+    if not words:
+        return None
+    program = os.path.basename(words[0])
+    if program == "trifecta" and words[1:3] == ["hook", "claude-code"]:
+        return words[3:]
+    if program.startswith("python"):
+        rest = words[2:] if words[1:2] == ["-P"] else words[1:]
+        if rest[:4] == ["-m", "monitor", "hook", "claude-code"]:
+            return rest[4:]
+    return None
 
 
 def build_hook_entries(command: str, *, timeout: int = DEFAULT_TIMEOUT) -> dict[str, dict[str, Any]]:
@@ -157,9 +192,53 @@ def install_hooks(
     An event that already has a trifecta entry gets the new one in its place; other events get it last.
     Raises :class:`~monitor.errors.InputError` (``file:line: …``) for a file that cannot be changed safely.
     """
-    if not _OURS.search(command):
-        raise ValueError(f"{command!r} does not run 'monitor hook claude-code': it could never be uninstalled")
+    if not is_trifecta_hook({"type": "command", "command": command}):
+        raise ValueError(f"{command!r} is not a command build_hook_command writes: it could never be uninstalled")
     return _change(settings_path, lambda hooks: _merge(hooks, build_hook_entries(command, timeout=timeout)), dry_run)
+
+
+_MANAGED_SETTINGS = (
+    Path("/etc/claude-code/managed-settings.json"),
+    Path("/Library/Application Support/ClaudeCode/managed-settings.json"),
+)
+
+
+def find_install_problems(settings_path: Path, project: Path | None = None) -> list[str]:
+    """What would keep the hook from running as installed in ``settings_path``, one sentence each: a settings file
+    Claude Code reads for this project (managed, the user's, the project's, the project's local one) that sets
+    ``disableAllHooks``, and another of them that runs the hook too (each event would then run it twice)."""
+    folder = (project if project is not None else Path.cwd()).expanduser().absolute()
+    files = [
+        *_MANAGED_SETTINGS,
+        resolve_settings_path(user=True),
+        folder / ".claude" / "settings.json",
+        folder / ".claude" / "settings.local.json",
+    ]
+    problems: list[str] = []
+    for path in dict.fromkeys([settings_path, *files]):
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(settings, dict):
+            continue
+        if settings.get("disableAllHooks") is True:
+            problems.append(f"{path} sets disableAllHooks: true: Claude Code runs no hooks, so nothing is monitored")
+        hooks = settings.get("hooks")
+        if path != settings_path and isinstance(hooks, dict) and _runs_trifecta(hooks):
+            problems.append(f"{path} runs the trifecta hook too: each event would be checked twice")
+    return problems
+
+
+def _runs_trifecta(hooks: dict[str, Any]) -> bool:
+    return any(
+        is_trifecta_hook(hook)
+        for groups in hooks.values()
+        if isinstance(groups, list)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for hook in group["hooks"]
+    )
 
 
 def uninstall_hooks(settings_path: Path, *, dry_run: bool = False) -> InstallResult:

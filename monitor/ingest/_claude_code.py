@@ -452,6 +452,10 @@ class _Reader:
         elif event in _TURN_OVER_EVENTS and sid in self.open:
             session = self.open[sid]
             yield from self._close_pending(sid, session)
+            reply = obj.get("last_assistant_message")
+            if event == "Stop" and isinstance(reply, str) and reply.strip():
+                # The reply the turn ended with (Claude Code's field, or the hook client's from the transcript).
+                yield AssistantMessage(session_id=sid, text=reply, source=line.source)
             if event == "SessionEnd":
                 self.open.move_to_end(sid, last=False)  # the next session to end, if one must
 

@@ -61,7 +61,9 @@ def _enabled(selected: bool) -> bool:
     try:
         return read_flag(os.environ, ENV_ENABLED, selected)
     except ValueError as error:
-        logger.error("trifecta-monitor: not installed: %s", error)
+        from monitor.otel._env import report_not_installed
+
+        report_not_installed(str(error))
         return False
 
 

@@ -10,8 +10,10 @@ it installed nothing. ``OTEL_SDK_DISABLED=true`` (the OpenTelemetry SDK's own sw
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ from monitor.errors import TrifectaError
 from monitor.models import Posture
 from monitor.otel._config import LevelStamps, WorkerKind
 from monitor.otel._flags import ENV_ENABLED, TRUE, read_flag
-from monitor.otel._names import TrifectaAlert
+from monitor.otel._names import ATTR_ERROR_KIND, EVENT_NOT_INSTALLED, METRIC_INTERNAL_ERRORS, TrifectaAlert
 from monitor.otel._processor import TrifectaSpanProcessor
 
 logger = logging.getLogger("monitor.otel")
@@ -47,16 +49,23 @@ class EnvironmentVariable:
 
 
 ENVIRONMENT_VARIABLES: tuple[EnvironmentVariable, ...] = (
-    EnvironmentVariable(ENV_ENABLED, "(installs the processor)", "true, false", "false"),
+    EnvironmentVariable(ENV_ENABLED, "(installs the processor)", "true, false (1/0, yes/no, on/off)", "false"),
     EnvironmentVariable("TRIFECTA_POSTURE", "posture", "strict, balanced", "balanced"),
     EnvironmentVariable("TRIFECTA_RULES", "rules (folders)", f"paths separated by {os.pathsep!r}", "none"),
-    EnvironmentVariable("TRIFECTA_BUILTIN_RULES", "rules (the built-in packs)", "true, false", "true"),
+    EnvironmentVariable(
+        "TRIFECTA_BUILTIN_RULES", "rules (the built-in packs)", "true, false (1/0, yes/no, on/off)", "true"
+    ),
     EnvironmentVariable("TRIFECTA_TRUSTED_SERVERS", "trusted_servers", "server names separated by ','", "none"),
     EnvironmentVariable("TRIFECTA_POLICY", "policy.mode", "default, reviewed-only", "default"),
-    EnvironmentVariable("TRIFECTA_ENFORCE", "policy.enforce", "true, false", "false"),
+    EnvironmentVariable("TRIFECTA_ENFORCE", "policy.enforce", "true, false (1/0, yes/no, on/off)", "false"),
     EnvironmentVariable("TRIFECTA_ALLOWLIST", "policy.allowlist", "addresses and domains separated by ','", "none"),
-    EnvironmentVariable("TRIFECTA_CONVERSATION_IS_PRIVATE", "policy.conversation_is_private", "true, false", "true"),
-    EnvironmentVariable("TRIFECTA_HIJACK", "policy.hijack", "true, false", "true"),
+    EnvironmentVariable(
+        "TRIFECTA_CONVERSATION_IS_PRIVATE",
+        "policy.conversation_is_private",
+        "true, false (1/0, yes/no, on/off)",
+        "true",
+    ),
+    EnvironmentVariable("TRIFECTA_HIJACK", "policy.hijack", "true, false (1/0, yes/no, on/off)", "true"),
     EnvironmentVariable("TRIFECTA_WORKER", "worker", "process, thread", "process"),
     EnvironmentVariable("TRIFECTA_MAX_SPANS", "max_spans", "a positive integer", "100000"),
     EnvironmentVariable("TRIFECTA_SPAN_TTL", "span_ttl", "positive seconds", "3600"),
@@ -67,7 +76,9 @@ ENVIRONMENT_VARIABLES: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable("TRIFECTA_CHECK_TIMEOUT", "check_timeout", "positive seconds", "5"),
     EnvironmentVariable("TRIFECTA_LEVEL_STAMPS", "level_stamps", "tools, all, none", "tools"),
     EnvironmentVariable("TRIFECTA_ENGINE_NICENESS", "engine_niceness", "an integer from 0 to 19", "10"),
-    EnvironmentVariable("TRIFECTA_GUARDRAIL_ATTRIBUTES", "guardrail_attributes", "true, false", "false"),
+    EnvironmentVariable(
+        "TRIFECTA_GUARDRAIL_ATTRIBUTES", "guardrail_attributes", "true, false (1/0, yes/no, on/off)", "false"
+    ),
 )
 """Every variable :func:`read_processor_options` and the auto-instrumentation hooks read, in documented order."""
 
@@ -226,13 +237,50 @@ def install_processor(
         )
         add(processor)
     except (ValueError, TypeError, TrifectaError) as error:
-        logger.error("trifecta-monitor: not installed: %s", error)
+        report_not_installed(str(error), logger_provider, meter_provider)
         return None
-    except Exception:
+    except Exception as error:
         logger.exception("trifecta-monitor: not installed")
+        report_not_installed(f"{type(error).__name__}: {error}", logger_provider, meter_provider, logged=True)
         return None
     atexit.register(_flush_at_exit, processor)
     return processor
+
+
+def report_not_installed(
+    why: str,
+    logger_provider: LoggerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+    *,
+    logged: bool = False,
+) -> None:
+    """Say loudly that the processor is not installed, where the application's operator looks: on standard
+    error, as an ERROR on the ``monitor.otel`` logger, as an ERROR log record through the logger provider
+    (default: the global one), and as ``trifecta.internal_errors`` (kind ``install``) on the meter provider
+    (default: the global one). Never raises."""
+    text = f"trifecta-monitor: the span processor is NOT installed, nothing is monitored: {why}"
+    if not logged:
+        logger.error("%s", text)
+    with contextlib.suppress(Exception):
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    with contextlib.suppress(Exception):
+        from opentelemetry._logs import SeverityNumber, get_logger_provider
+
+        provider = logger_provider if logger_provider is not None else get_logger_provider()
+        provider.get_logger("trifecta-monitor").emit(
+            severity_number=SeverityNumber.ERROR,
+            severity_text="ERROR",
+            body=text,
+            attributes={ATTR_ERROR_KIND: "install"},
+            event_name=EVENT_NOT_INSTALLED,
+        )
+    with contextlib.suppress(Exception):
+        meters = meter_provider if meter_provider is not None else get_meter_provider()
+        counter = meters.get_meter("trifecta-monitor").create_counter(
+            METRIC_INTERNAL_ERRORS, unit="{error}", description="Internal failures of the trifecta monitor"
+        )
+        counter.add(1, {ATTR_ERROR_KIND: "install"})
 
 
 def _flush_at_exit(processor: TrifectaSpanProcessor) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 ENV_ENABLED = "TRIFECTA_ENABLED"
 """Turns the processor on under ``opentelemetry-instrument`` (read by the auto-instrumentation hooks only)."""
 TRUE, FALSE = "true", "false"
+_TRUE_SPELLINGS = frozenset({"true", "1", "yes", "on"})
+_FALSE_SPELLINGS = frozenset({"false", "0", "no", "off"})
 
 
 def read_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
@@ -19,8 +21,8 @@ def read_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
     value = environ.get(name, "").strip()
     if not value:
         return default
-    if value.lower() == TRUE:
+    if value.lower() in _TRUE_SPELLINGS:
         return True
-    if value.lower() == FALSE:
+    if value.lower() in _FALSE_SPELLINGS:
         return False
-    raise ValueError(f"{name}={value!r} is not valid: expected {TRUE}, {FALSE}")
+    raise ValueError(f"{name}={value!r} is not valid: expected true or false (1/0, yes/no, on/off)")

@@ -46,6 +46,8 @@ ALERT_EVENT_NAME = "trifecta.alert"
 """The event name of the log record emitted for each alert."""
 DECISION_EVENT_NAME = "trifecta.decision"
 """The event name of the log record emitted for each decided call (only with ``guardrail_attributes``)."""
+EVENT_NOT_INSTALLED = "trifecta.not_installed"
+"""The event name of the ERROR log record that says the span processor could not be installed."""
 
 METRIC_ALERTS = "trifecta.alerts"
 """Counter: alerts raised, by kind and severity."""

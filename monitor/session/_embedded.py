@@ -11,13 +11,14 @@ from typing import Any
 
 from monitor.evidence import (
     ContentIndex,
+    bound_arguments,
     extract_embedded_urls,
     host_of_url,
     iter_argument_texts,
     normalize_text,
     registrable_domain,
 )
-from monitor.models import DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin, Transform
+from monitor.models import AlertKind, DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin, Transform
 from monitor.session._state import SessionState
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>`]+", re.IGNORECASE)
@@ -121,3 +122,21 @@ def _carried(index: ContentIndex, url: str) -> list[FragmentMatch]:
     """Private content in one URL (its path, query, fragment), paraphrase left out: a URL is too short a text to
     restate anything in other words."""
     return [f for f in index.find_private({"url": url}) if f.transform is not Transform.PARAPHRASE]
+
+
+def check_reply(state: SessionState, text: str, allowlist: Iterable[str]) -> None:
+    """Raise an ``exfiltration`` alert when the assistant's reply shows an image (or other content a renderer
+    fetches) whose URL carries private content to a host the user did not name: showing the reply sends the
+    data, with no tool call to decide on. What a bound left unread of a long reply is not looked at."""
+    examined, _ = bound_arguments({"reply": text})
+    embedded = label_embedded(state.index, examined, allowlist)
+    hosts = [d.destination.value for d in embedded.destinations if d.origin not in (Origin.USER, Origin.ALLOWLIST)]
+    if not embedded.fragments or not hosts:
+        return
+    carried = ", ".join(dict.fromkeys(f.text[:40] for f in embedded.fragments))
+    state.raise_alert(
+        AlertKind.EXFILTRATION,
+        None,
+        f"the assistant's reply shows content from {', '.join(hosts)} whose URL carries private data ({carried}):"
+        " displaying the reply sends it there",
+    )

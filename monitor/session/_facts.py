@@ -85,7 +85,8 @@ def carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destina
     destination argument, copied verbatim (its path is in ``verbatim``), and every other argument is too short
     to carry data (a long number carries data as well as any text)."""
     keyed = [d for d in destinations if d.keyed]
-    if not keyed or any(d.kind is not DestinationKind.DOMAIN or d.path not in verbatim for d in keyed):
+    # An address inside a URL copied whole (an invitation link naming the invitee) is part of that URL.
+    if not any(d.kind is DestinationKind.DOMAIN for d in keyed) or any(d.path not in verbatim for d in keyed):
         return False
     paths = {d.path for d in keyed}
     return all(path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS for path, _, text in iter_argument_texts(arguments))

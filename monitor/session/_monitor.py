@@ -91,6 +91,7 @@ from monitor.session._boundary import (
     warn_dropped_tools,
     warn_reused_call_id,
 )
+from monitor.session._embedded import check_reply
 from monitor.session._facts import (
     ARMED_LEGS,
     alert_on_changed_definition,
@@ -185,8 +186,15 @@ class SessionMonitor:
         self._run("observe_user_message", session_id, lambda s: self._observe_user_message(s, text), _nothing)
 
     def observe_assistant_message(self, session_id: str, text: str) -> None:
-        """Record that the model wrote text: every call requested before it has run by now."""
-        self._run("observe_assistant_message", session_id, self._commit_older, _nothing)
+        """Record that the model wrote text: every call requested before it has run by now. A reply that shows an
+        image whose URL carries private data to a host the user did not name raises an ``exfiltration`` alert
+        (displaying it sends the data, and no tool call is there to decide on)."""
+
+        def observe(state: SessionState) -> None:
+            self._commit_older(state)
+            check_reply(state, text, self.policy.allowlist)
+
+        self._run("observe_assistant_message", session_id, observe, _nothing)
 
     def report_gap(self, session_id: str, message: str) -> None:
         """Record that part of the session was never seen (a ``monitoring-gap`` alert): its level may be low."""

@@ -47,7 +47,10 @@ def gather_reviewed_facts(
     if scope is not None:
         # Destinations are read only for a scope that lists them.
         by_destination = scope.destinations is not None
-        destinations = extract_destinations(examined, classified.destinations) if by_destination and examined else []
+        # Every place any argument names, not only recipient arguments: ``target``, ``server``, a link in a body.
+        destinations = (
+            extract_destinations(examined, classified.destinations, every=True) if by_destination and examined else []
+        )
         outside = scope.find_outside(server, tool, destinations)
         if by_destination and (cut or context.arguments is None):  # what was not examined counts against the call
             outside = (*outside, "destinations in arguments that could not all be examined")

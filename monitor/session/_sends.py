@@ -7,7 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence import extract_destinations, extract_targets, says_it_moves_money, says_it_publishes
+from monitor.evidence import (
+    extract_destinations,
+    extract_targets,
+    names_account_of,
+    names_party_of,
+    says_it_moves_money,
+    says_it_publishes,
+)
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
@@ -134,7 +141,13 @@ def _relabel_by_content(
         for d in labelled
         if d.destination.keyed
         and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
-        and state.index.names_party_of(d.destination.value, fragments)
+        and (
+            names_party_of(state.index, d.destination.value, fragments)
+            or (
+                d.destination.kind is DestinationKind.NAME
+                and names_account_of(state.index, d.destination.value, fragments)
+            )
+        )
     }
     relabelled = [
         LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call) if d.destination in parties else d

@@ -118,6 +118,41 @@ def test_install_passes_the_hook_options_with_absolute_paths(project: Path, tmp_
     assert timeouts == {65}
 
 
+def test_install_and_uninstall_leave_commands_that_only_mention_the_hook(project: Path) -> None:
+    """Only the exact command ``install`` writes is the monitor's: a user's audit hook that echoes the text, or a
+    ``tee … | trifecta hook`` wrapper, is neither replaced nor removed."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    audit = {"type": "command", "command": "echo 'monitor hook claude-code ran' >> ~/audit.log"}
+    wrapper = {"type": "command", "command": "tee -a /tmp/events.log | trifecta hook claude-code --posture strict"}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [audit, wrapper]}]}}))
+    assert invoke("install", "claude-code", "--project", str(project)).exit_code == 0
+    kept = read_settings(settings)["hooks"]["PreToolUse"]
+    assert {"matcher": "*", "hooks": [audit, wrapper]} in kept and len(kept) == 2
+    assert invoke("uninstall", "claude-code", "--project", str(project)).exit_code == 0
+    assert read_settings(settings) == {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [audit, wrapper]}]}}
+    assert not is_trifecta_hook(audit) and not is_trifecta_hook(wrapper)
+
+
+def test_install_warns_when_hooks_are_disabled_or_installed_at_another_level(project: Path, tmp_path: Path) -> None:
+    """``disableAllHooks`` in a settings file Claude Code reads turns monitoring off: ``install`` says so. A hook
+    installed at another level too would check each event twice: ``install`` says that as well."""
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    assert invoke("install", "claude-code", env=env).exit_code == 0  # the user's settings
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"disableAllHooks": True}))
+    done = invoke("install", "claude-code", "--project", str(project), env=env)
+    assert done.exit_code == 0
+    assert f"warning: {local} sets disableAllHooks: true" in done.output
+    assert f"warning: {tmp_path / 'claude' / 'settings.json'} runs the trifecta hook too" in done.output
+    # Without either, no warning.
+    local.unlink()
+    assert invoke("uninstall", "claude-code", "--user", env=env).exit_code == 0
+    again = invoke("install", "claude-code", "--project", str(project), env=env)
+    assert "warning" not in again.output
+
+
 def test_the_users_settings_are_the_default(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     done = invoke("install", "claude-code", env=env)

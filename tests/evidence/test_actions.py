@@ -1,6 +1,7 @@
 import pytest
 
 from monitor.evidence import asks_for_action, delegates_everything
+from monitor.evidence._actions import find_person_names, names_address_of
 
 
 @pytest.mark.parametrize(
@@ -48,3 +49,31 @@ def test_payments_and_credentials_are_asked_for_but_never_delegated() -> None:
     assert asks_for_action(text, "update_password") and not asks_for_action(text, "update_password", delegating=True)
     assert asks_for_action(["invite the person bob described"], "invite_user", delegating=True)
     assert not asks_for_action(["do the tasks in the note"], "send_money", delegating=True)
+
+
+def test_signing_in_with_an_account_is_asked_for_by_naming_the_account_or_a_sign_in() -> None:
+    """Naming an account to use, "log in" or "sign in" asks for a sign-in tool's kind of action; a purchase alone
+    does not."""
+    for words in ("Use Alice's account to buy a lamp.", "Log in to the shop and buy a lamp.", "Sign in and pay."):
+        assert asks_for_action([words], "login_shop_account")
+    assert not asks_for_action(["Buy a lamp for Alice."], "login_shop_account")
+    # Who may get in is the user's to say: a sign-in is never delegated to a place the user pointed at.
+    assert not asks_for_action(["Use Alice's account to buy a lamp."], "login_shop_account", delegating=True)
+
+
+def test_people_are_named_where_a_person_stands_in_the_users_words() -> None:
+    """A capitalised name before what people do with messages, before a possessive, or after a word that addresses
+    someone names a person; a product or a place in the same words does not."""
+    assert find_person_names("Alexander Chen sent me some tasks by e-mail.") == {"alexander", "chen"}
+    assert find_person_names("Send Dana Whitfield the notes; her address is in my inbox.") == {"dana", "whitfield"}
+    assert find_person_names("Invite her to Bob's repository as Alice asked.") == {"bob", "alice"}
+    assert find_person_names("Check my GitHub repositories and the Lakeside booking.") == frozenset()
+
+
+def test_an_address_belongs_to_a_named_person_by_its_first_name_or_initial_and_surname() -> None:
+    """``alice.miller@`` is Alice's and ``a.chen@`` is Alexander Chen's; ``trustme@`` and ``c.chen@`` are neither."""
+    assert names_address_of({"alice"}, "alice.miller@x.example") == "alice"
+    assert names_address_of({"alexander", "chen"}, "a.chen@x.example") == "chen"
+    assert names_address_of({"alexander", "chen"}, "c.chen@x.example") is None
+    assert names_address_of({"alice"}, "trustme@x.example") is None
+    assert names_address_of({"al"}, "al.x@x.example") is None

@@ -402,3 +402,35 @@ def test_nested_arguments_past_the_node_budget_are_read_under_their_container() 
     path, key, bulk = texts[-1]
     assert (path, key) == ("/items", "items")
     assert f"n{MAX_ARGUMENT_NODES - 1}" in bulk.split("\n")
+
+
+# Keys that name a recipient
+
+
+def test_a_key_ending_in_a_recipient_word_names_a_recipient() -> None:
+    """``collaborator_email``, ``reply_to``, ``callbackUrl``: the last word of a key says it names a recipient;
+    a word inside a key does not (``email_subject``, ``url_count``), nor does a key of one other word."""
+    found = extract_destinations(
+        {"collaborator_email": "a@x.example", "reply_to": "b@y.example", "callbackUrl": "https://c.example/h"}
+    )
+    assert {(d.value, d.keyed) for d in found} == {("a@x.example", True), ("b@y.example", True), ("c.example", True)}
+    found = extract_destinations({"email_subject": "see a@x.example", "url_count": "https://c.example/h"})
+    assert all(not d.keyed for d in found)
+    # The account the call acts as is not a recipient.
+    found = extract_destinations({"user_google_email": "me@x.example", "sender_email": "me@x.example"})
+    assert all(not d.keyed for d in found)
+    assert [d.keyed for d in extract_destinations({"host": "db.corp.example"})] == [True]
+
+
+# Account numbers
+
+
+def test_an_account_number_is_named_whatever_its_case_and_the_words_after_it() -> None:
+    """An IBAN is named by its characters in order, in groups or not, in any case; the words after it are not
+    more of its groups, and a longer number is not it."""
+    iban = "DE8937040044"
+    assert _named("Bank Account Number: DE8937040044 Bank Account Password: x", DestinationKind.IBAN, iban)
+    assert _named("bank account number: de8937040044 bank account password: x", DestinationKind.IBAN, iban)
+    assert _named("pay to DE89 3704 0044 today", DestinationKind.IBAN, iban)
+    assert not _named("pay to DE893704004412 today", DestinationKind.IBAN, iban)
+    assert not _named("pay to XDE8937040044 today", DestinationKind.IBAN, iban)

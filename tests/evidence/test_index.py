@@ -310,3 +310,17 @@ def test_pieces_glued_to_other_letters_or_percent_encoded_still_count() -> None:
     index = armed()
     send(index, {"url": "https://px.example/c?a=%37%37%31"})
     assert send(index, {"url": "https://px.example/c?b=%32%30%34"}) == {Transform.SPLIT}
+
+
+def test_parts_of_a_secret_sent_whole_earlier_are_not_a_second_sending() -> None:
+    """A call that sent a password whole (a sign-in) was decided on it then: its parts, beside a name of the same
+    account in a later call, do not make that call send the password in pieces."""
+    index = ContentIndex()
+    index.add_result("c1", {"username": "bobolive", "password": "bobolive.pass"}, private=True, untrusted=True)
+    send(index, {"username": "bobolive", "password": "bobolive.pass"})
+    assert send(index, {"repo_name": "bobolive/random-numbers", "collaborator_email": "alice@x.example"}) == set()
+    # Sent in two parts, the same password is found.
+    index = ContentIndex()
+    index.add_result("c1", {"username": "bobolive", "password": "bobolive.pass"}, private=True, untrusted=True)
+    send(index, {"note": "pass"})
+    assert Transform.SPLIT in send(index, {"repo_name": "bobolive/random-numbers"})

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from monitor.evidence import ContentIndex, contains_token
+from monitor.evidence import ContentIndex, contains_token, names_account_of
 from monitor.evidence import _index as index_module
 from monitor.models import Destination, DestinationKind, LabelledDestination, Origin, Transform
 
@@ -594,3 +594,42 @@ def test_object_fields_index_one_line_names_up_to_the_bound() -> None:
     bounded = ContentIndex(max_values=1)
     bounded.add_result("c1", [{"id": "C01", "name": "general"}], private=False, untrusted=False)
     assert bounded.attributes_of("general") == []
+
+
+def test_an_account_named_beside_a_secret_in_one_text_is_that_texts_party() -> None:
+    """The account a text names beside the password it gives is that text's party; an account named in another
+    text, or beside other words, is not."""
+    index = ContentIndex()
+    index.add_result(
+        "c1",
+        [
+            {
+                "sender": "alice@x.example",
+                "body": "Use my account: the username is arivera and the password is tulip-Rain-42.",
+            }
+        ],
+        private=True,
+        untrusted=True,
+    )
+    index.add_result("c2", [{"body": "Sign in as coupon-helper to get 50% off."}], private=True, untrusted=True)
+    index.add_result("c3", {"password": "Harbor-Kite-1987"}, private=True, untrusted=False)
+    given = index.find_private({"password": "tulip-Rain-42"})
+    own = index.find_private({"password": "Harbor-Kite-1987"})
+    assert given and own
+    assert names_account_of(index, "arivera", given)
+    assert not names_account_of(index, "coupon-helper", given)
+    assert not names_account_of(index, "coupon-helper", own)
+    assert not names_account_of(index, "arivera", own)
+    # Secrets of two texts together are tied to no single account.
+    assert not names_account_of(index, "arivera", [*given, *own])
+
+
+def test_a_path_name_made_of_the_users_words_and_listed_parts_is_not_steered() -> None:
+    """``alexm/new-project``, first shown by an untrusted reply, is the user's own account (listed before) and the
+    name the user typed: not steered. A part neither typed nor listed makes it steered again."""
+    index = ContentIndex()
+    index.add_user_text("Create a repository named new-project and invite the team.")
+    index.add_result("c1", {"owner": "alexm", "stars": 3}, private=False, untrusted=True)
+    _untrusted(index, "c2", "Repository alexm/new-project created. Also see mallory/new-project.")
+    assert index.find_steered_value({"repo_name": "alexm/new-project"}, "invite_collaborator") is None
+    assert index.find_steered_value({"repo_name": "mallory/new-project"}, "invite_collaborator") is not None

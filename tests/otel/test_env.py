@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import NoOpTracerProvider
 from support.otel_example import load_example
@@ -135,11 +137,11 @@ def test_every_documented_variable_is_read(tmp_path: Path) -> None:
         ("TRIFECTA_CHECK_TIMEOUT", "soon", "positive seconds"),
         ("TRIFECTA_CHECK_TIMEOUT", "1e10", "positive seconds"),
         ("TRIFECTA_ENGINE_NICENESS", "20", "an integer from 0 to 19"),
-        ("TRIFECTA_ENFORCE", "yes", "true, false"),
-        ("TRIFECTA_GUARDRAIL_ATTRIBUTES", "1", "true, false"),
-        ("TRIFECTA_BUILTIN_RULES", "no", "true, false"),
-        ("TRIFECTA_CONVERSATION_IS_PRIVATE", "on", "true, false"),
-        ("TRIFECTA_HIJACK", "off", "true, false"),
+        ("TRIFECTA_ENFORCE", "enabled", "true or false (1/0, yes/no, on/off)"),
+        ("TRIFECTA_GUARDRAIL_ATTRIBUTES", "2", "true or false (1/0, yes/no, on/off)"),
+        ("TRIFECTA_BUILTIN_RULES", "none", "true or false (1/0, yes/no, on/off)"),
+        ("TRIFECTA_CONVERSATION_IS_PRIVATE", "y", "true or false (1/0, yes/no, on/off)"),
+        ("TRIFECTA_HIJACK", "disabled", "true or false (1/0, yes/no, on/off)"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_what_it_accepts(name: str, value: str, accepted: str) -> None:
@@ -183,7 +185,7 @@ def test_install_never_raises_and_installs_nothing_half_configured(
     with caplog.at_level(logging.INFO, logger="monitor.otel"):
         assert install_processor(provider, environ={"TRIFECTA_WORKER": "thread", **environ}) is None
     assert _processors(provider) == []
-    assert logged in caplog.text and "not installed" in caplog.text
+    assert logged in caplog.text and ("not installed" in caplog.text or "NOT installed" in caplog.text)
 
 
 def test_install_refuses_a_tracer_provider_that_is_not_the_sdks(caplog: pytest.LogCaptureFixture) -> None:
@@ -225,5 +227,54 @@ def test_both_hooks_try_once_so_a_bad_value_is_logged_once(
         assert _auto.install_once() is None
         assert _auto.install_once() is None
     assert [r.getMessage() for r in caplog.records].count(
-        "trifecta-monitor: not installed: TRIFECTA_SESSION_TTL='an hour' is not valid: expected positive seconds"
+        "trifecta-monitor: the span processor is NOT installed, nothing is monitored: TRIFECTA_SESSION_TTL='an hour'"
+        " is not valid: expected positive seconds"
     ) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("1", True), ("yes", True), ("ON", True), ("0", False), ("off", False)]
+)
+def test_switches_take_the_usual_spellings(value: str, expected: bool) -> None:
+    """``TRIFECTA_ENFORCE=1`` turns enforcement on, as ``true`` does; ``off`` turns it off."""
+    options = read_processor_options({"TRIFECTA_ENFORCE": value, "TRIFECTA_HIJACK": "true"})
+    policy = options.get("policy")
+    assert (policy.enforce if policy is not None else False) is expected
+
+
+def test_a_value_that_is_no_switch_is_refused_loudly(capsys: pytest.CaptureFixture[str]) -> None:
+    """``TRIFECTA_ENFORCE=enabled`` is refused at start-up: the processor is not installed, and the operator sees
+    it on standard error, as an ERROR log record through the logger provider, and as a counted internal error."""
+    logs = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+    logger_provider = LoggerProvider(shutdown_on_exit=False)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    metrics = InMemoryMetricReader()
+    meter_provider = MeterProvider(metric_readers=[metrics])
+    provider = TracerProvider(shutdown_on_exit=False)
+    processor = install_processor(
+        provider,
+        logger_provider=logger_provider,
+        meter_provider=meter_provider,
+        environ={"TRIFECTA_ENFORCE": "enabled"},
+    )
+    assert processor is None
+    assert "the span processor is NOT installed" in capsys.readouterr().err
+    [record] = logs.get_finished_logs()
+    assert record.log_record.severity_text == "ERROR" and "TRIFECTA_ENFORCE='enabled'" in str(record.log_record.body)
+    data = metrics.get_metrics_data()
+    points = [
+        point
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "trifecta.internal_errors"
+        for point in metric.data.data_points
+    ]
+    assert [(p.value, dict(p.attributes)) for p in points] == [(1, {"trifecta.error.kind": "install"})]
+
+
+@pytest.mark.parametrize("entry", ["com", "*", ".co.uk", "*.corp.example", "github.io"])
+def test_an_allowlist_entry_that_allows_everyone_under_a_suffix_is_refused(entry: str) -> None:
+    """``TRIFECTA_ALLOWLIST=com`` would allow every .com address: refused, naming the entry."""
+    with pytest.raises(ValueError, match="is refused"):
+        read_processor_options({"TRIFECTA_ALLOWLIST": f"corp.example,{entry}"})

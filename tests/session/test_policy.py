@@ -129,6 +129,29 @@ def test_a_destination_outside_the_scope_is_denied_and_one_inside_is_not(rules: 
     assert inside.action is Action.ALLOW and Reason.OUT_OF_SCOPE not in inside.reasons
 
 
+@pytest.mark.parametrize("key", ["target", "host", "server", "base_url", "callback", "forward_to", "reply_to", "body"])
+def test_a_place_named_under_any_argument_is_checked_against_the_scope(rules: RuleSet, key: str) -> None:
+    """Beside the recipient, a place named under any other argument (a target, a host, a callback, a link in the
+    body) is outside the scope unless the scope lists it."""
+    monitor = make_monitor(rules, Scope(servers=("notes",), destinations=("example.org",)))
+    arguments = {"to": "sam@example.org", key: "https://collector.evil.test/in"}
+    monitor.approve("s", "notes", "send_mail", arguments)
+    decision = monitor.before_call("s", "notes", "send_mail", arguments, "c1")
+    assert decision.action is Action.DENY
+    assert "destination collector.evil.test" in [e.detail for e in decision.evidence]
+
+
+def test_a_url_is_checked_as_every_client_reads_it(rules: RuleSet) -> None:
+    """``https://example.org\\@evil.test`` is example.org to a browser and evil.test to Python's URL handling: a
+    scope of example.org does not cover it."""
+    monitor = make_monitor(rules, Scope(servers=("notes",), destinations=("example.org",)))
+    arguments = {"to": "sam@example.org", "url": "https://example.org\\@evil.test/upload"}
+    monitor.approve("s", "notes", "send_mail", arguments)
+    decision = monitor.before_call("s", "notes", "send_mail", arguments, "c1")
+    assert decision.action is Action.DENY
+    assert "destination evil.test" in [e.detail for e in decision.evidence]
+
+
 def test_arguments_that_cannot_be_examined_count_against_a_destination_scope(rules: RuleSet) -> None:
     monitor = make_monitor(rules, Scope(destinations=("example.org",)))
     monitor.approve("s", "notes", "send_mail", None)
