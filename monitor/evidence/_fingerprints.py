@@ -131,6 +131,8 @@ class FragmentIndex:
         self._prints: OrderedDict[int, str] = OrderedDict()
         self._secrets: OrderedDict[str, tuple[str, tuple[tuple[str, bool], ...]]] = OrderedDict()
         self._credentials: set[str] = set()
+        self.secrets_added = 0
+        """How many secrets were indexed so far (a version: what is derived from them is stale once it grows)."""
         self._known: dict[int, int] = {}
         self._user_typed: set[int] = set()
         self._user_text: list[str] = []
@@ -176,6 +178,7 @@ class FragmentIndex:
             return
         if key not in self._secrets:
             self._secrets[key] = (call_id, needles)
+            self.secrets_added += 1
         if secret.credential:
             self._credentials.add(key)
         if len(self._secrets) > self.max_secrets:

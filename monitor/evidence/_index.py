@@ -84,6 +84,8 @@ class ContentIndex:
     sent_tail: str = ""
     _streams: OrderedDict[str, str] = field(default_factory=OrderedDict)
     _pieces: PieceLog = field(default_factory=PieceLog)
+    _grams: dict[str, set[str]] = field(default_factory=dict)
+    _grams_version: int = 0
     truncated_result: bool = False
     """Whether part of a private or untrusted result was not examined (a reading bound, or past
     :data:`MAX_RESULT_CHARS`)."""
@@ -217,7 +219,8 @@ class ContentIndex:
                 self._streams[key] = tail
                 while len(self._streams) > _MAX_STREAMS:
                     self._streams.popitem(last=False)
-            self._pieces.record(split_pieces(piece_texts(texts)))
+            keep = self._secret_piece()
+            self._pieces.record(split_pieces(piece_texts(texts), keep) if keep is not None else frozenset())
 
     def add_result(self, call_id: str, result: Any, *, private: bool, untrusted: bool) -> None:
         """Index one tool result (a value, or a :class:`Reading` of one): listed values, free text, the objects
@@ -552,6 +555,21 @@ class ContentIndex:
         listed_in = self.listed.get(value)
         return listed_in is not None and self._order.get(listed_in, 0) < self._order.get(call_id, 0)
 
+    def _secret_piece(self) -> Callable[[str], bool] | None:
+        """Whether a piece a call sends is part of a secret of the private content; None while there is none (no
+        piece sent before a secret was read can be part of sending it)."""
+        self._flush_private()
+        if self.private.secrets_added != self._grams_version:
+            grams: dict[str, set[str]] = {}
+            for secret in self.private.secrets():
+                for i in range(len(secret) - 1):
+                    grams.setdefault(secret[i : i + 2], set()).add(secret)
+            self._grams, self._grams_version = grams, self.private.secrets_added
+        grams = self._grams
+        if not grams:
+            return None
+        return lambda piece: any(piece in secret for secret in grams.get(piece[:2], ()))
+
     def find_secret_sources(self, fragments: Iterable[FragmentMatch]) -> frozenset[str]:
         """The sources of ``fragments`` that are, or hold, a secret of the session's private content."""
         return self.private.find_secret_sources(fragments)
@@ -565,7 +583,8 @@ class ContentIndex:
         kept = [(path, text) for path, _, text in iter_argument_texts(arguments) if path not in skip]
         texts = [text for _, text in kept]
         streams = [(self._streams.get(key, ""), piece) for key, piece in stream_pieces(kept)]
-        pieces = (self._pieces, split_pieces(piece_texts(texts)))
+        keep = self._secret_piece()
+        pieces = (self._pieces, split_pieces(piece_texts(texts), keep) if keep is not None else frozenset())
         found = self.private.search(texts, self.sent_tail, streams=streams, pieces=pieces)
         matched = {f.from_call for f in found}
         found.extend(f for f in self._find_copied_records(texts) if f.from_call not in matched)

@@ -30,7 +30,7 @@ import binascii
 import itertools
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from monitor.evidence._fold import fold
@@ -48,6 +48,7 @@ _MAX_SECRET_CHARS = 64
 _MAX_PIECES_PER_CALL = 64
 _MIN_PIECE = 2
 _MIN_LONG_PIECE = 3
+_MAX_UNCOVERED = 2
 _MIN_NEEDLE = 6
 
 _SECRET_WORD = re.compile(
@@ -219,12 +220,12 @@ class PieceLog:
 
     def record(self, pieces: frozenset[str]) -> None:
         """Remember the pieces one external call sent."""
-        if pieces:
-            self._calls.append(pieces)
+        self._calls.append(pieces)  # one slot per call, pieces or not: the window is counted in calls
 
     def covers(self, secret: str, current: frozenset[str]) -> bool:
-        """Whether pieces of the current call together with earlier ones cover ``secret`` (and at least one
-        piece of the current call is part of it, so that the call completing the secret is the one told)."""
+        """Whether pieces of the current call together with earlier ones cover ``secret``, all but at most
+        :data:`_MAX_UNCOVERED` characters of a long one (one in eight at most), and at least one piece of the current
+        call is part of it, so that the call completing the secret is the one told."""
         mine = [p for p in current if p in secret and p != secret]
         if not mine:
             return False
@@ -242,15 +243,19 @@ class PieceLog:
                 while start != -1:
                     covered[start : start + len(piece)] = b"\1" * len(piece)
                     start = secret.find(piece, start + 1)
-        return used >= 2 and longest >= _MIN_LONG_PIECE and all(covered)
+        # A character or two left out (a last piece of one character, never recorded) does not hide the rest.
+        missing = len(secret) - sum(covered)
+        return used >= 2 and longest >= _MIN_LONG_PIECE and missing <= min(_MAX_UNCOVERED, len(secret) // 8)
 
 
-def split_pieces(texts: Iterable[str]) -> frozenset[str]:
+def split_pieces(texts: Iterable[str], keep: Callable[[str], bool] | None = None) -> frozenset[str]:
     """The pieces of a call's argument values and URL components: each whole, its runs of letters and digits,
-    and the runs of only letters or only digits inside those."""
+    and the runs of only letters or only digits inside those. With ``keep`` (whether a piece is part of a known
+    secret), only those pieces, read from the whole of each text: a secret's pieces hidden in the middle of a
+    long body are not crowded out by its other words."""
     pieces: set[str] = set()
     for text in texts:
-        folded = fold(text[:4096]).lower()
+        folded = fold(text if keep is not None else text[:4096]).lower()
         candidates = [squash_folded(folded)]
         for run in _RUN.findall(folded):
             candidates.append(run)
@@ -258,7 +263,7 @@ def split_pieces(texts: Iterable[str]) -> frozenset[str]:
         for piece in candidates:
             if len(pieces) >= _MAX_PIECES_PER_CALL:
                 return frozenset(pieces)
-            if _MIN_PIECE <= len(piece) <= _MAX_SECRET_CHARS:
+            if _MIN_PIECE <= len(piece) <= _MAX_SECRET_CHARS and (keep is None or keep(piece)):
                 pieces.add(piece)
     return frozenset(pieces)
 

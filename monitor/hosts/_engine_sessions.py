@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from monitor.hosts._engine_files import follow_private_files
 from monitor.hosts._engine_reader import PayloadReader
 from monitor.hosts._hook_reasons import describe_decision
 from monitor.models import (
@@ -165,6 +166,8 @@ class HookSessions:
             return Answer("confirm" if asks else None, message, committed=False)
         try:
             outcome = self._process(slot, payload, event)
+            if event == PRE_TOOL_USE:
+                follow_private_files(self.monitor, store, slot.session_id, payload)
             store.append(
                 slot.session_id,
                 event,

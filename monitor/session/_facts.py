@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from monitor.classify import CallClassification, UncheckedPin, classify_effects, needs_asking
-from monitor.evidence import UNEXAMINED, ContentIndex, asks_for_action, extract_shell_effects, iter_argument_texts
+from monitor.evidence import (
+    UNEXAMINED,
+    ContentIndex,
+    asks_for_action,
+    bound_arguments,
+    extract_shell_effects,
+    iter_argument_texts,
+)
 from monitor.models import (
     Action,
     AlertKind,
@@ -255,3 +262,16 @@ def alert_on_truncation(state: SessionState) -> None:
             "private content seen early may no longer be recognised; later sends that it could concern are "
             "confirmed",
         )
+
+
+def find_kept_private(state: SessionState, arguments: Mapping[str, Any]) -> tuple[FragmentMatch, ...]:
+    """The session's private content that ``arguments`` hold (verbatim, encoded, as secrets; not paraphrase), as
+    far as the bound on examined arguments reads them: what a file written with them keeps."""
+    examined, _ = bound_arguments(arguments)
+    return tuple(f for f in state.index.find_private(examined) if f.transform is not Transform.PARAPHRASE)
+
+
+def alert_on_flow(state: SessionState, call_id: str | None, message: str) -> None:
+    """Raise the ``exfiltration`` alert (severity high) of a call that sends what another session left with
+    private data."""
+    state.raise_alert(AlertKind.EXFILTRATION, call_id, message, Severity.HIGH)

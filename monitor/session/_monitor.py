@@ -70,6 +70,7 @@ from monitor.models import (
     Decision,
     Event,
     Finding,
+    FragmentMatch,
     Leg,
     Level,
     Posture,
@@ -96,10 +97,12 @@ from monitor.session._facts import (
     ARMED_LEGS,
     alert_on_changed_definition,
     alert_on_decision,
+    alert_on_flow,
     alert_on_truncation,
     alert_on_unchecked_pin,
     alert_on_void_pin,
     backed_legs,
+    find_kept_private,
     find_steered_action,
     unexamined_content,
 )
@@ -195,6 +198,19 @@ class SessionMonitor:
             check_reply(state, text, self.policy.allowlist)
 
         self._run("observe_assistant_message", session_id, observe, _nothing)
+
+    def find_private_content(self, session_id: str, arguments: Mapping[str, Any]) -> tuple[FragmentMatch, ...]:
+        """The session's private content that ``arguments`` hold (verbatim, encoded, as secrets; not paraphrase):
+        what a file written with them keeps. Empty for a session the monitor does not hold, or on failure."""
+        if not self.has_session(session_id):
+            return ()
+        kept = convert_arguments(arguments) or {}
+        return self._run("find_private_content", session_id, lambda s: find_kept_private(s, kept), tuple)
+
+    def report_cross_session_flow(self, session_id: str, call_id: str | None, message: str) -> None:
+        """Record that a call sends what another session of the same project left with private data (a file it
+        wrote): an ``exfiltration`` alert of severity high on the call (this session's evidence cannot see it)."""
+        self._run("report_cross_session_flow", session_id, lambda s: alert_on_flow(s, call_id, message), _nothing)
 
     def report_gap(self, session_id: str, message: str) -> None:
         """Record that part of the session was never seen (a ``monitoring-gap`` alert): its level may be low."""

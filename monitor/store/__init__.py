@@ -43,8 +43,14 @@ folder is created with mode 0700 and the file with mode 0600: payloads hold what
 - ``ended INTEGER``: 1 when the session's latest event ended it (a ``SessionEnd``);
 - ``cwd TEXT``: the latest ``cwd`` a payload named, else NULL.
 
+``private_writes``, one row per file a session wrote private data to, by project (the payload's ``cwd``):
+``project TEXT``, ``path TEXT`` (absolute; the key with ``project``), ``session_id TEXT``, ``call_id TEXT``,
+``detail TEXT`` (what private data it holds), ``written REAL``. A later session of the project that sends the
+file (``git push`` of the folder that holds it, ``curl -F @file``, ``scp file``) gets an alert.
+
 **Versions.** Version 1 held ``events`` (without ``processed``) and ``decisions``; version 2 added
-``events.processed`` (1 for every older event) and ``sessions``, filled from the events and decisions.
+``events.processed`` (1 for every older event) and ``sessions``, filled from the events and decisions;
+version 3 added ``private_writes``.
 Opening a store writable brings it to the current version in one transaction; opening it read-only reads
 an older version as it is. A store of a newer version than this one reads, a file that is not a SQLite
 database, a damaged one and one of another application are refused with
@@ -57,10 +63,11 @@ lists them while hooks write.
 
 from monitor.store._paths import default_state_dir, default_store_path
 from monitor.store._schema import SCHEMA_VERSION
-from monitor.store._store import HookStore, StoredDecision, StoredEvent, StoredSession
+from monitor.store._store import HookStore, PrivateWrite, StoredDecision, StoredEvent, StoredSession
 
 __all__ = [
     "HookStore",
+    "PrivateWrite",
     "SCHEMA_VERSION",
     "StoredDecision",
     "StoredEvent",

@@ -109,6 +109,22 @@ _VERSION_2 = [
     f"{SESSIONS_FROM_EVENTS}",
 ]
 
+# Files a session wrote with private data, by project (the sessions' working folder): a later session of the
+# project that sends one is told.
+_VERSION_3 = [
+    """
+    CREATE TABLE private_writes (
+        project TEXT NOT NULL,
+        path TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        written REAL NOT NULL,
+        PRIMARY KEY (project, path)
+    )
+    """,
+]
+
 # MIGRATIONS[n] takes a store from version n to version n + 1.
-MIGRATIONS: tuple[list[str], ...] = (_VERSION_1, _VERSION_2)
+MIGRATIONS: tuple[list[str], ...] = (_VERSION_1, _VERSION_2, _VERSION_3)
 SCHEMA_VERSION = len(MIGRATIONS)

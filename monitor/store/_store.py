@@ -31,6 +31,7 @@ _T = TypeVar("_T")
 
 # Rows read per query by the iterators: the store's lock is held for one page at a time, never while a
 # caller works on a row.
+_MAX_DETAIL = 200
 _PAGE = 128
 # Waiting for the write lock: the first and the longest pause between two tries, in seconds.
 _FIRST_RETRY = 0.0002
@@ -75,6 +76,18 @@ class StoredEvent:
     received: float
     payload: str
     processed: bool
+
+
+@dataclass(frozen=True)
+class PrivateWrite:
+    """A file a session wrote private data to: the later sessions of its project that send it are told."""
+
+    path: str
+    session_id: str
+    call_id: str
+    detail: str
+    """What private data it holds (the first characters of the matched text)."""
+    written: float
 
 
 @dataclass(frozen=True)
@@ -403,6 +416,35 @@ class HookStore:
 
         for row in self._pages(page, after_seq):
             yield StoredEvent(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
+
+    def record_private_write(
+        self, project: str, path: str, session_id: str, call_id: str, detail: str, *, written: float
+    ) -> None:
+        """Remember that a session wrote private data to ``path`` (absolute) in ``project`` (the sessions'
+        working folder); a later write of the same file replaces the record."""
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO private_writes (project, path, session_id, call_id, detail, written) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (project, path, session_id, call_id, detail[:_MAX_DETAIL], written),
+            )
+
+        self._run(write, write=True)
+
+    def private_writes(self, project: str) -> list[PrivateWrite]:
+        """The files of ``project`` that a session wrote private data to, newest first (at most 1,000)."""
+
+        def read(conn: sqlite3.Connection) -> list[Any]:
+            if self._version(conn) < 3:
+                return []
+            sql = (
+                "SELECT path, session_id, call_id, detail, written FROM private_writes WHERE project = ? "
+                "ORDER BY written DESC LIMIT 1000"
+            )
+            return conn.execute(sql, (project,)).fetchall()
+
+        return [PrivateWrite(*row) for row in self._run(read)]
 
     def unprocessed(self, session_id: str) -> list[StoredEvent]:
         """Return the events of ``session_id`` stored with ``processed=False`` and not marked processed since,

@@ -324,3 +324,24 @@ def test_parts_of_a_secret_sent_whole_earlier_are_not_a_second_sending() -> None
     index.add_result("c1", {"username": "bobolive", "password": "bobolive.pass"}, private=True, untrusted=True)
     send(index, {"note": "pass"})
     assert Transform.SPLIT in send(index, {"repo_name": "bobolive/random-numbers"})
+
+
+def test_a_token_in_three_character_pieces_inside_long_bodies_is_found() -> None:
+    """A token sent three characters at a time, each piece in the middle of a long status text, is found by the
+    call that completes it: the other words of the body do not crowd its pieces out, and a last piece of one
+    character, too short to record, does not hide the rest. The same bodies without the pieces find nothing."""
+    token = "ghp_R7x2Kq9Lm4Vt8Wz1Yb6Nc3Pd5Hs0Jf"
+    body = " ".join(f"word{i} status item number {i} is fine" for i in range(40))
+    pieces = [token[i : i + 3] for i in range(0, len(token), 3)]
+
+    def armed_with_token() -> ContentIndex:
+        index = ContentIndex()
+        index.add_result("c1", {"GITHUB_TOKEN": token, "REGION": "eu-west-1"}, private=True, untrusted=False)
+        return index
+
+    index = armed_with_token()
+    found = [send(index, {"channel": "#ops", "body": f"{body} ref {piece} end"}) for piece in pieces]
+    assert Transform.SPLIT in found[-2]  # the last piece of three characters completes it
+    assert not any(found[:-3])
+    index = armed_with_token()
+    assert not any(send(index, {"channel": "#ops", "body": f"{body} ref {i} end"}) for i in range(len(pieces)))

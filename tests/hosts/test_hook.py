@@ -613,3 +613,53 @@ def test_the_client_adds_the_turns_last_reply_to_a_stop_payload(tmp_path: Path) 
     assert with_last_reply(json.dumps(stop).encode()) == json.dumps(stop).encode()
     pre = json.dumps({"session_id": "s1", "hook_event_name": "PreToolUse", "transcript_path": str(transcript)})
     assert with_last_reply(pre.encode()) == pre.encode()
+
+
+def test_a_file_one_session_filled_with_a_secret_and_a_later_session_pushes_is_told(
+    state_dir: Path, tmp_path: Path
+) -> None:
+    """Session one reads ``.env`` and writes its token into ``notes/deploy.md``; session two, in the same project,
+    runs ``git push``: its own evidence never saw the token, so the engine, which recorded the write, raises an
+    exfiltration alert on the push and writes it in its log. A push of another project, and the writing session's
+    own push, are not told by this rule."""
+    project = tmp_path / "project"
+    token = "ghp_R7x2Kq9Lm4Vt8Wz1Yb6Nc3Pd5Hs0Jf"
+
+    def event(sid: str, name: str, cwd: Path = project, **fields: Any) -> dict[str, Any]:
+        return {"session_id": sid, "cwd": str(cwd), "hook_event_name": name, "transcript_path": "", **fields}
+
+    def call(sid: str, n: int, tool: str, tool_input: dict[str, Any], response: Any, cwd: Path = project) -> None:
+        run_hook(
+            state_dir, event(sid, "PreToolUse", cwd, tool_name=tool, tool_input=tool_input, tool_use_id=f"{sid}-{n}")
+        )
+        run_hook(
+            state_dir,
+            event(
+                sid,
+                "PostToolUse",
+                cwd,
+                tool_name=tool,
+                tool_input=tool_input,
+                tool_use_id=f"{sid}-{n}",
+                tool_response=response,
+            ),
+        )
+
+    run_hook(
+        state_dir, event("one", "UserPromptSubmit", prompt="Write the deploy notes from .env into notes/deploy.md")
+    )
+    call("one", 1, "Read", {"file_path": str(project / ".env")}, {"file": {"content": f"GITHUB_TOKEN={token}\n"}})
+    call("one", 2, "Write", {"file_path": "notes/deploy.md", "content": f"Deploy with token {token}"}, "ok")
+    call("one", 3, "Bash", {"command": "git push origin main"}, "pushed")
+    run_hook(state_dir, event("two", "UserPromptSubmit", prompt="Push my work"))
+    call("two", 1, "Bash", {"command": "git add -A && git commit -m wip && git push"}, "pushed")
+    run_hook(state_dir, event("three", "UserPromptSubmit", prompt="Push my work", cwd=tmp_path / "other"))
+    call("three", 1, "Bash", {"command": "git push"}, "pushed", cwd=tmp_path / "other")
+    log = (state_dir / "engine.log").read_text()
+    told = [line for line in log.splitlines() if "exfiltration alert" in line]
+    assert len(told) == 1, log
+    assert "session 'two'" in told[0] and str(project / "notes" / "deploy.md") in told[0]
+    assert "which session one wrote with private data" in told[0]
+    assert stored_rows(state_dir, "SELECT path, session_id FROM private_writes") == [
+        (str(project / "notes" / "deploy.md"), "one")
+    ]

@@ -88,7 +88,8 @@ def test_a_version_1_store_is_migrated_keeping_every_event(tmp_path: Path) -> No
     path = tmp_path / "hooks.sqlite3"
     _make_version_1(path)
     with HookStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.private_writes("/a/two") == []  # version 3's table, empty
         assert list(store.events()) == _expected_events()
         assert [(d.seq, d.call_id, d.action, d.reasons) for d in store.decisions()] == [
             (3, "c1", "allow", ("r",)),
@@ -162,3 +163,16 @@ def test_a_store_of_a_newer_version_is_refused_and_left_untouched(tmp_path: Path
     assert f"schema {SCHEMA_VERSION + 1}" in message and f"reads up to {SCHEMA_VERSION}" in message
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["hooks.sqlite3"]  # no -wal, no -journal
+
+
+def test_a_private_write_is_kept_by_project_and_a_later_write_of_the_file_replaces_it(tmp_path: Path) -> None:
+    """One row per file of a project; the newest first; another project sees none of them."""
+    with HookStore(tmp_path / "hooks.sqlite3") as store:
+        store.record_private_write("/p", "/p/notes.md", "s1", "c1", "GITHUB_TOKEN=ghp_…", written=1.0)
+        store.record_private_write("/p", "/p/out.txt", "s1", "c2", "passport X44…", written=2.0)
+        store.record_private_write("/p", "/p/notes.md", "s2", "c9", "token again", written=3.0)
+        assert [(w.path, w.session_id, w.call_id) for w in store.private_writes("/p")] == [
+            ("/p/notes.md", "s2", "c9"),
+            ("/p/out.txt", "s1", "c2"),
+        ]
+        assert store.private_writes("/other") == []
