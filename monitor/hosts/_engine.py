@@ -264,7 +264,9 @@ def take_spool(store: HookStore, state_dir: str) -> int:
                 payload = spooled.read()
             received = float(name.split("-", 1)[0])
         except (OSError, ValueError):
-            logger.warning("a spooled event could not be read: %s", path)
+            logger.warning("a spooled event could not be read, set aside as %s.unreadable", path)
+            with contextlib.suppress(OSError):
+                os.replace(path, f"{path}.unreadable")  # once: not warned about again at every event
             continue
         sid, event = payload_fields(payload)
         if sid is not None:
