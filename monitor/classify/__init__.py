@@ -7,6 +7,7 @@ from monitor.classify._effects import (
     IRREVERSIBLE_VERBS,
     EffectSignal,
     classify_effects,
+    is_irreversible,
     names_code_execution_path,
     needs_asking,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "dump_rule_file",
     "find_wildcard_risks",
     "hash_rules",
+    "is_irreversible",
     "load_builtin_rules",
     "load_rules",
     "load_yaml_text",

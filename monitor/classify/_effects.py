@@ -104,6 +104,12 @@ def needs_asking(effects: frozenset[Effect], tool: str) -> bool:
     runs later is judged by where its content came from: a command line says nothing of what the user asked.)"""
     if Effect.PRIVILEGED in effects:
         return True
+    return is_irreversible(effects, tool)
+
+
+def is_irreversible(effects: frozenset[Effect], tool: str) -> bool:
+    """Whether an action with ``effects`` cannot be undone, as the tool's name says (delete, drop, wipe, ...):
+    only the user's own words may ask for one, never content the user handed over."""
     return Effect.DESTRUCTIVE in effects and bool(set(tokenize_name(tool)) & IRREVERSIBLE_VERBS)
 
 

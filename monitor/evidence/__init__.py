@@ -52,6 +52,7 @@ from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._parties import names_account_of, names_party_of
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
+from monitor.evidence._postal import extract_postal_destinations, is_postal_key
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
 from monitor.evidence._shell import UNEXAMINED, ShellEffects, parse_shell_command
 from monitor.evidence._tokens import contains_token
@@ -101,6 +102,7 @@ __all__ = [
     "delegates_everything",
     "extract_destinations",
     "extract_embedded_urls",
+    "extract_postal_destinations",
     "extract_salient_tokens",
     "extract_shell_effects",
     "extract_targets",
@@ -117,6 +119,7 @@ __all__ = [
     "is_local_path",
     "is_outsider_field",
     "is_own_store_write",
+    "is_postal_key",
     "is_secrets_path",
     "is_third_party_path",
     "iter_argument_texts",

@@ -4,7 +4,7 @@ A destination taken from a place the user pointed at is *user-delegated* only wh
 action of the sink's kind ("invite the colleague in Bob's message" delegates an invitation, not a money
 transfer). Each family below is a line of data: the words a user writes for the action and the words a tool's
 name holds for it. A user who asks the agent to carry out what a message says ("do the tasks in the e-mail
-from Ana") delegates every kind.
+from Ana", "address his issue") delegates every kind but actions that cannot be undone.
 """
 
 from __future__ import annotations
@@ -127,17 +127,26 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
     ),
     ActionFamily(
         "code",
+        # Verbs of change: a user who only talks about the CI ("our CI takes 14 minutes, does this post help?")
+        # asks for no write.
         (
-            "workflow",
-            "pipeline",
-            "ci ",
-            "hook",
-            "cron",
+            "add",
+            "append",
+            "write",
+            "create",
+            "edit",
+            "update",
+            "change",
+            "fix",
+            "replace",
+            "apply",
+            "modify",
+            "rewrite",
+            "commit",
+            "save",
+            "insert",
+            "put",
             "schedule",
-            "bashrc",
-            "zshrc",
-            "profile",
-            "script",
             "install",
             "set up",
             "configure",
@@ -151,6 +160,8 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
 _DELEGATE_ALL = re.compile(
     r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\b[^.?!\n]{0,40}"
     r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?|what (?:it|they|the \w+) says?)\b"
+    # ... or what a person asked, answered: "address his issue", "fulfil her request".
+    r"|\b(?:address|resolve|fulfil|fulfill|achieve|deal with)\b[^.?!\n]{0,40}\b(?:issues?|requests?)\b"
     # ... or the tasks named first, then handed over: "Ana sent me some tasks by e-mail. Can you complete them?"
     r"|\b(?:tasks?|instructions?|todos?|to-dos?|requests?)\b[^?!\n]{0,80}?"
     r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\s+(?:them|it|those|these)\b",
@@ -164,15 +175,18 @@ def delegates_everything(user_texts: Iterable[str]) -> bool:
     return any(_DELEGATE_ALL.search(text) for text in user_texts)
 
 
-def asks_for_action(user_texts: Iterable[str], tool: str, *, delegating: bool = False) -> bool:
+def asks_for_action(user_texts: Iterable[str], tool: str, *, delegating: bool = False, own_words: bool = False) -> bool:
     """Whether the user's words ask for an action of the kind that ``tool`` (its name) performs. With
-    ``delegating``, only for kinds whose target may be taken from where the user pointed (not payments)."""
+    ``delegating``, only for kinds whose target may be taken from where the user pointed (not payments). With
+    ``own_words``, only the user's words for that kind count, not a request to do what some content says."""
     tokens = set(_TOKEN.findall(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()))
     families = [family for family in ACTION_FAMILIES if tokens & family.tool_words]
+    # A write of any file is the generic kind: a tool of another kind besides (``delete_file``) is that kind.
+    families = [family for family in families if family.id != "code"] or families
     if delegating and not all(family.delegable for family in families):
         return False
     texts = [text.lower() for text in user_texts]
-    if any(_DELEGATE_ALL.search(text) for text in texts):
+    if not own_words and any(_DELEGATE_ALL.search(text) for text in texts):
         return True
     return any(_stems(family).search(text) for family in families for text in texts)
 
@@ -235,31 +249,31 @@ _PERSON = re.compile(
 )
 
 
-def find_person_names(text: str) -> frozenset[str]:
-    """The words of the people the user's text names (lower case): "Alexander Chen sent me" names ``alexander``
-    and ``chen``; "my GitHub repositories" names no one."""
-    names: set[str] = set()
-    for match in _PERSON.finditer(text):
-        names.update(word.lower() for word in re.split(r"[ -]", match.group(1) or match.group(2)))
-    return frozenset(names)
+def find_person_names(text: str) -> frozenset[frozenset[str]]:
+    """The people the user's text names, each as the words of its name (lower case): "Alexander Chen sent me"
+    names ``{alexander, chen}``; "my GitHub repositories" names no one."""
+    return frozenset(
+        frozenset(word.lower() for word in re.split(r"[ -]", match.group(1) or match.group(2)))
+        for match in _PERSON.finditer(text)
+    )
 
 
-def names_address_of(names: Iterable[str], address: str) -> str | None:
-    """The name of ``names`` an e-mail address belongs to by its local part (``alice.miller@`` to ``alice``,
-    ``a.chen@`` to ``chen`` when a name starts with ``a``), or None."""
-    names = set(names)
+def names_address_of(people: Iterable[frozenset[str]], address: str) -> frozenset[str] | None:
+    """The person of ``people`` an e-mail address belongs to by its local part (``alice.miller@`` to Alice,
+    ``a.chen@`` to Alexander Chen: an initial and a surname of the same person), or None."""
     words: list[str] = re.findall(r"[a-z]+", address.split("@", 1)[0].lower())
     if not words:
         return None
-    if len(words[0]) >= 3 and words[0] in names:
-        return words[0]
-    if (
-        len(words) > 1
-        and len(words[0]) == 1
-        and words[1] in names
-        and any(n.startswith(words[0]) and n != words[1] for n in names)
-    ):
-        return words[1]
+    for person in people:
+        if len(words[0]) >= 3 and words[0] in person:
+            return person
+        if (
+            len(words) > 1
+            and len(words[0]) == 1
+            and words[1] in person
+            and any(n.startswith(words[0]) and n != words[1] for n in person)
+        ):
+            return person
     return None
 
 

@@ -3,17 +3,19 @@
 Who chose a destination depends on where the session first saw it (DESIGN §4): a short value in a listing of
 the user's own things (an id, a contact, a channel) is not what an attacker wrote; free text (a message body, a
 review, a page, a long or sentence-like value under any key) is. So a result is parsed as what it is: JSON, a
-YAML or ``key: value`` dump, an MCP ``CallToolResult`` with content blocks and structured content, prose that
-wraps JSON lines; and walked into :class:`TextLeaf` values, each with the key it stood under and whether it
-reads as free text. ``_meta`` is protocol, not content, and is skipped.
+YAML or ``key: value`` dump, the ``repr`` of Python values that servers written in Python often return
+(``{'name': 'x', 'stars': "['a', 'b']"}``, ``Issue(author='ana@x.example', ...)``), an MCP ``CallToolResult``
+with content blocks and structured content, prose that wraps JSON lines; and walked into :class:`TextLeaf`
+values, each with the key it stood under and whether it reads as free text. ``_meta`` is protocol, not content,
+and is skipped.
 
 Every result is attacker-controlled, so reading one is bounded (:class:`ReadBounds`), and every bound is
 checked before the work it limits:
 
-- size: text longer than ``max_parse_chars`` is not parsed (JSON), nor longer than ``max_yaml_chars`` as YAML
-  or ``key: value`` lines; it is read as text;
+- size: text longer than ``max_parse_chars`` is not parsed (JSON), nor longer than ``max_yaml_chars`` as YAML,
+  a Python ``repr`` or ``key: value`` lines; it is read as text;
 - nesting: text whose brackets nest deeper than ``max_depth`` is not parsed (the parsers' own limits, 1024
-  for JSON and 1000 for YAML, stand behind it);
+  for JSON and 1000 for YAML, stand behind it; a Python ``repr`` counts parentheses too);
 - aliases: a YAML document whose aliases would add more than ``max_alias_nodes`` values once expanded, or
   that refers to a node still open (a cycle), is not built: it is read as the text it is, where every
   anchored value appears once;
@@ -27,6 +29,7 @@ carrying data, never as clean.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -75,6 +78,9 @@ _WRAPPER = re.compile(r"\A(?:<<|«|```[\w-]*\n)|(?:>>|»|\n```)\Z")
 _KEY_VALUE_LINE = re.compile(r"^\s*([A-Za-z_][\w .-]{0,40}):\s+(\S.*)$")
 _DOCUMENT_HEAD = re.compile(r"\s*(?:[\[{]|- )")
 _BRACKET = re.compile(r"[\[\]{}]")
+_REPR_BRACKET = re.compile(r"[\[\]{}()]")
+# The start of a Python ``repr``: a collection, or a constructor with keyword fields (``Issue(author=``).
+_REPR_HEAD = re.compile(r"[\[{(]|[A-Za-z_]\w{0,63}\(\s*(?:[A-Za-z_]\w{0,63}\s*=|\))")
 # YAML errors, and what PyYAML's constructors raise on values they cannot build (a 13th month, an integer of
 # more digits than Python converts).
 _PARSE_ERRORS = (yaml.YAMLError, ValueError, OverflowError, TypeError, RecursionError)
@@ -223,6 +229,12 @@ def _read_string(reading: Reading, text: str, key: str, whole: bool) -> list[_It
         # Inside a value, prose with a colon ("Your code is: 4638") is prose, not a mapping.
         if parsed is not None and (whole or _has_field_names(parsed)):
             return [(parsed, key, False)]
+    if whole and "\n" in text:
+        # A server's own message that wraps data on lines of their own ("Current keys:\n['ssh-ed25519 …']"): the
+        # lines are data, the rest is prose. Inside a value (a message body) outsiders write both: read both ways.
+        prose, documents = _split_documents(text, bounds)
+        if documents:
+            return [*_leaves(reading, key, prose, None), *((document, key, False) for document in documents)]
     leaves = _leaves(reading, key, text, None)
     items: list[_Item] = list(leaves)
     # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
@@ -276,14 +288,33 @@ def _embedded_documents(text: str, bounds: ReadBounds) -> Iterator[dict[str, Any
     if "\n" not in text:
         return
     for line in text.splitlines():
-        line = line.strip()
-        if len(line) > 2 and line[0] in "[{" and line[-1] in "]}" and not _nests_deeper(line, bounds.max_depth):
-            try:
-                document = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(document, dict | list):
-                yield document
+        document = _line_document(line.strip(), bounds)
+        if document is not None:
+            yield document
+
+
+def _split_documents(text: str, bounds: ReadBounds) -> tuple[str, list[dict[str, Any] | list[Any]]]:
+    """The lines of ``text`` that are not documents, and the documents (JSON, or the repr of Python values) on
+    lines of their own."""
+    prose: list[str] = []
+    documents: list[dict[str, Any] | list[Any]] = []
+    for line in text.splitlines():
+        document = _line_document(line.strip(), bounds)
+        if document is None:
+            prose.append(line)
+        else:
+            documents.append(document)
+    return "\n".join(prose), documents
+
+
+def _line_document(line: str, bounds: ReadBounds) -> dict[str, Any] | list[Any] | None:
+    if len(line) <= 2 or line[0] not in "[{" or line[-1] not in "]}" or _nests_deeper(line, bounds.max_depth):
+        return None
+    try:
+        document = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _parse_python_repr(line, bounds.max_depth) if "'" in line else None
+    return document if isinstance(document, dict | list) else None
 
 
 def _may_hold_document(text: str) -> bool:
@@ -323,7 +354,13 @@ def parse_structured(text: str, bounds: ReadBounds | None = None) -> dict[str, A
             pass
         else:
             return doc if isinstance(doc, dict | list) else None
-    if len(stripped) > bounds.max_yaml_chars or (":" not in stripped and not stripped.startswith("- ")):
+    if len(stripped) > bounds.max_yaml_chars:
+        return None
+    if _REPR_HEAD.match(stripped) and ("'" in stripped or "(" in stripped):
+        literal = _parse_python_repr(stripped, bounds.max_depth)
+        if literal is not None:
+            return literal
+    if ":" not in stripped and not stripped.startswith("- "):
         return None
     if "&" in stripped and "*" in stripped and not _aliases_within(stripped, bounds.max_alias_nodes):
         return None
@@ -332,6 +369,50 @@ def parse_structured(text: str, bounds: ReadBounds | None = None) -> dict[str, A
     except _PARSE_ERRORS:
         return _parse_key_value_lines(stripped)
     return doc if isinstance(doc, dict | list) else None
+
+
+def _parse_python_repr(text: str, max_depth: int) -> dict[str, Any] | list[Any] | None:
+    """The value a Python ``repr`` stands for, built from its syntax tree (nothing is evaluated): literals,
+    collections, and constructors with keyword fields, read as mappings of those fields. None for anything else."""
+    depth = 0
+    for match in _REPR_BRACKET.finditer(text):
+        depth += 1 if match.group() in "[{(" else -1
+        if depth > max_depth:
+            return None
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    try:
+        value = _literal(tree.body)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def _literal(node: ast.expr) -> Any:
+    # Recursion is bounded: the tokenizer refuses brackets nested over 200 deep, the caller over max_depth.
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bytes | complex) and node.value is not ...:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        number = node.operand.value
+        if isinstance(number, int | float) and not isinstance(number, bool):
+            return -number
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [_literal(element) for element in node.elts]
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise ValueError("a ** in a mapping is not a literal")
+        return {
+            str(_literal(key)): _literal(value)
+            for key, value in zip(node.keys, node.values, strict=True)
+            if key is not None
+        }
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        if any(keyword.arg is None for keyword in node.keywords):
+            raise ValueError("a ** in a call is not a literal")
+        return {str(keyword.arg): _literal(keyword.value) for keyword in node.keywords}
+    raise ValueError("not part of a value's repr")
 
 
 @memoize_text(chars=50_000, budget=4_000_000)

@@ -486,9 +486,20 @@ OUTSIDER_KEYS = frozenset(
 an issue, the organiser of an invitation): an address there is the outsider's choice, not the user's contact."""
 
 
+_WRITER_WORDS = frozenset(
+    "from sender author creator owner submitter reporter requester organizer organiser poster".split()
+)
+_IDENTITY_WORDS = frozenset("username user name email address login handle id account".split())
+
+
 def is_outsider_field(key: str) -> bool:
-    """Whether a listed field's value is chosen by whoever wrote the object (``from``, ``reply_to``, ``author``)."""
-    return key.lower().replace("-", "_") in OUTSIDER_KEYS
+    """Whether a listed field's value is chosen by whoever wrote the object (``from``, ``reply_to``, ``author``),
+    also in a key of two words, the writer's role and what identifies them (``owner_username``, ``creator_email``)."""
+    key = key.lower().replace("-", "_").replace(" ", "_")
+    if key in OUTSIDER_KEYS:
+        return True
+    words = key.split("_")
+    return len(words) == 2 and words[0] in _WRITER_WORDS and words[1] in _IDENTITY_WORDS
 
 
 def mentions_destination(text: str, destination: Destination) -> bool:

@@ -22,7 +22,8 @@ from monitor.evidence._destinations import (
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
-from monitor.evidence._parties import is_named_sender
+from monitor.evidence._parties import is_described_object, is_named_sender, names_users_object
+from monitor.evidence._postal import find_listed_street
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
 from monitor.evidence._tokens import contains_token, id_mention
 from monitor.evidence._words import FreeText, WordIndex
@@ -71,8 +72,8 @@ class ContentIndex:
     max_values: int = 50_000
     user_text: list[str] = field(default_factory=list)
     user_addresses: dict[DestinationKind, set[str]] = field(default_factory=dict)
-    person_names: set[str] = field(default_factory=set)
-    """The words of the people the user named ("Alexander Chen sent me" gives ``alexander`` and ``chen``)."""
+    people: set[frozenset[str]] = field(default_factory=set)
+    """The people the user named, each as the words of its name ("Alexander Chen sent me": ``{alexander, chen}``)."""
     pointed: set[str] = field(default_factory=set)
     """Calls made with a value the user typed: places the user pointed at."""
     pointed_places: set[str] = field(default_factory=set)
@@ -142,7 +143,7 @@ class ContentIndex:
         self._exclude_later(text, None)
         for kind, address in find_addresses(text):
             self.user_addresses.setdefault(kind, set()).add(address)
-        self.person_names.update(find_person_names(text))
+        self.people.update(find_person_names(text))
 
     def typed_by_user(self, value: str) -> bool:
         """Whether the user typed ``value`` as a whole token (``smith@x.example`` is not inside
@@ -156,37 +157,15 @@ class ContentIndex:
         that names nothing reads the place its tool is for: a place of the kind the user's words name ("check my
         inbox"), where a destination may be delegated (see :attr:`pointed_places`)."""
         # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
-        # the user named, though the owner is the same).
-        named = [
-            text
-            for _, _, text in iter_argument_texts(arguments)
-            if _MIN_STEERING_CHARS - 1 <= len(text) <= _MAX_ATTRIBUTE_CHARS and not text.strip().isdigit()
-        ]
-        if not named:
+        # the user named, though the owner is the same). A number is an id only of an object the user described.
+        texts = [text for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS]
+        named = [text for text in texts if len(text) >= _MIN_STEERING_CHARS - 1 and not text.strip().isdigit()]
+        ids = [text for text in texts if text.strip().isdigit() and is_described_object(self, text)]
+        if not named and not ids:
             if tool and names_place_of(self.user_text, tool):
                 self.pointed_places.add(call_id)
-        elif all(
-            self.typed_by_user(text) or self._names_typed_object(text) or self._under_typed_path(text) for text in named
-        ):
+        elif all(self.typed_by_user(t) or names_users_object(self, t) or is_described_object(self, t) for t in named):
             self.pointed.add(call_id)
-
-    def _under_typed_path(self, value: str) -> bool:
-        # A file in a folder the user named (``/user/info/bob.txt`` under ``/user/info``) is in the place pointed at.
-        value = normalize_text(value)
-        head = value.rsplit("/", 1)[0]
-        while head and head != value:
-            if len(head) >= _MIN_STEERING_CHARS and self.typed_by_user(head):
-                return True
-            value, head = head, head.rsplit("/", 1)[0]
-        return False
-
-    def _names_typed_object(self, value: str) -> bool:
-        # An id from a listing whose object the user named (``C01GENERAL`` for the channel "general").
-        for scalars in self.attributes_of(normalize_text(value))[:_MAX_ATTRIBUTES]:
-            for other in scalars.values():
-                if isinstance(other, str) and 3 <= len(other) <= _MAX_ATTRIBUTE_CHARS and self.typed_by_user(other):
-                    return True
-        return False
 
     def is_seen_verbatim(self, text: str) -> bool:
         """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw: the user's
@@ -401,9 +380,12 @@ class ContentIndex:
         # fields are written by the same outsiders and can copy the user's words. Or the user named the person
         # whose message in that place gives the address as its sender ("her address is in my inbox").
         value = destination.value.lower()
-        if self._addresses_shown(from_call, destination.kind) != {value} and not is_named_sender(self, value):
+        named = is_named_sender(self, value)
+        if self._addresses_shown(from_call, destination.kind) != {value} and not named:
             return False
-        return asks_for_action(self.user_text, tool, delegating=True)
+        # A place alone never chooses who gets money or ownership; a person the user named does, for the action
+        # the user asked for ("transfer it to Alexander Chen, his address is in my inbox").
+        return asks_for_action(self.user_text, tool, delegating=not named)
 
     def _addresses_shown(self, call_id: str, kind: DestinationKind) -> set[str]:
         found: set[str] = set()
@@ -422,6 +404,8 @@ class ContentIndex:
     ) -> LabelledDestination:
         value = normalize_text(destination.value)
         listed_in = self.listed.get(value)
+        if listed_in is None and destination.kind is DestinationKind.POSTAL:
+            listed_in = find_listed_street(self.listed, value)
         attacker_call = next((c for c, text, untrusted in texts if untrusted and seen_in(text)), None)
         if listed_in is not None and (
             attacker_call is None or self._order.get(listed_in, 0) < self._order.get(attacker_call, 0)

@@ -16,6 +16,8 @@ class DestinationKind(StrEnum):
     NAME = "name"
     PATH = "path"
     """A local file or folder path (not egress unless it names a remote share)."""
+    POSTAL = "postal"
+    """Where goods or letters are delivered: the street line of a shipping address."""
 
 
 class Origin(StrEnum):

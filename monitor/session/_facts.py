@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.classify import CallClassification, UncheckedPin, classify_effects, needs_asking
+from monitor.classify import CallClassification, UncheckedPin, classify_effects, is_irreversible, needs_asking
 from monitor.evidence import (
     UNEXAMINED,
     ContentIndex,
@@ -72,10 +72,12 @@ def find_steered_action(
         # Content copied from untrusted text matters where it will run; elsewhere only the target does.
         copied = Effect.CODE_EXECUTION in effects
         steered_by = state.index.find_steered_value(examined or {}, context.name, copied_lines=copied)
+    # Handing over what some content says ("complete the tasks in Ana's e-mail") covers what can be undone.
+    own_words = is_irreversible(effects, context.name)
     if (
         steered_by is None
         and needs_asking(effects, context.name)
-        and not asks_for_action(state.index.user_text, context.name)
+        and not asks_for_action(state.index.user_text, context.name, own_words=own_words)
     ):
         # That content may have asked for the action, whatever target it names.
         steered_by = (f"{context.name}, an action the user did not ask for", state.legs[Leg.UNTRUSTED_CONTENT])

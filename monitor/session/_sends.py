@@ -9,6 +9,7 @@ from typing import Any
 
 from monitor.evidence import (
     extract_destinations,
+    extract_postal_destinations,
     extract_targets,
     names_account_of,
     names_party_of,
@@ -57,6 +58,7 @@ def gather_send_evidence(
     """Label the call's recipients and places by who chose them, and find the private content it carries."""
     sends = SendEvidence()
     destinations = extract_destinations(examined, rule_destinations)
+    destinations.extend(d for d in extract_postal_destinations(examined) if d not in destinations)
     labelled = _label_recipients(state, allowlist, tool, examined, destinations, sends)
     places = [d for d in destinations if d.keyed]
     if not places:

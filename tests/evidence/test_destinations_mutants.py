@@ -38,6 +38,14 @@ def test_hyphenated_sender_fields_are_the_senders_choice() -> None:
     assert all(is_outsider_field(k) for k in ("Return-Path", "from-address", "author-email", "posted-by"))
 
 
+def test_a_writers_role_and_identity_in_one_key_is_the_writers_choice() -> None:
+    """``owner_username`` of an issue, ``creator_email``, ``Author Login``: the role of whoever wrote the object and
+    what identifies them. A bare ``owner`` (a repository's, a file's: often the user) or a role with other words
+    (``owner_team_members``) is not."""
+    assert all(is_outsider_field(k) for k in ("owner_username", "creator_email", "Author Login", "submitter-id"))
+    assert not any(is_outsider_field(k) for k in ("owner", "username", "owner_team_members", "recipient_email"))
+
+
 # Addresses with letters beyond ASCII
 
 

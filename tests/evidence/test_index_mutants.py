@@ -633,3 +633,25 @@ def test_a_path_name_made_of_the_users_words_and_listed_parts_is_not_steered() -
     _untrusted(index, "c2", "Repository alexm/new-project created. Also see mallory/new-project.")
     assert index.find_steered_value({"repo_name": "alexm/new-project"}, "invite_collaborator") is None
     assert index.find_steered_value({"repo_name": "mallory/new-project"}, "invite_collaborator") is not None
+
+
+def test_a_numbered_object_the_user_described_by_its_title_is_a_place_pointed_at() -> None:
+    """The user's "append my notes from this morning's Atlas sync" describes the listed document titled "Atlas sync
+    2026-10-20 - my notes": reading it by its number reads a place the user pointed at. A number that only counts
+    (a limit), or the id of a document whose title the user's words do not cover, points at nothing."""
+    index = ContentIndex()
+    index.add_user_text("Summarise my mail, then append my notes from this morning's Atlas sync to doc 4471.")
+    listing = [
+        {"id": "3902", "title": "Atlas sync 2026-10-20 - my notes", "owner": "alex@northwind.example"},
+        {"id": "3650", "title": "Q4 hiring plan", "owner": "alex@northwind.example"},
+        {"id": "5120", "title": "Sync", "owner": "alex@northwind.example"},
+        {"id": "6001", "title": "Atlas sync budget review", "owner": "alex@northwind.example"},
+    ]
+    index.add_result("c0", listing, private=True, untrusted=False)
+    index.add_place("c1", {"document_id": "3902"})
+    index.add_place("c2", {"document_id": "3650"})
+    index.add_place("c3", {"limit": "10"})
+    index.add_place("c4", {"document_id": "5120"})  # one word of the user's is not a description
+    index.add_place("c5", {"document_id": "6001"})  # nor is a title of which the user said only some words
+    assert "c1" in index.pointed
+    assert not {"c2", "c3", "c4", "c5"} & (index.pointed | index.pointed_places)
