@@ -136,7 +136,7 @@ def test_a_secret_the_user_asked_to_send_goes_to_the_users_recipient() -> None:
 
 
 def test_delegation_covers_what_comes_from_the_place_pointed_at() -> None:
-    pointed = facts(destinations=(dest(Origin.DELEGATED),), fragments=(FRAGMENT,), asked_sources=frozenset({"c0"}))
+    pointed = facts(destinations=(dest(Origin.DELEGATED),), fragments=(FRAGMENT,), delegate_sources=frozenset({"c0"}))
     d = decide(Policy(), pointed)
     assert d.action is Action.ALLOW and d.reasons[-1] is Reason.DESTINATION_USER_DELEGATED
 
@@ -149,3 +149,17 @@ def test_an_unseen_recipient_of_composed_text_is_asked_about_and_of_identifiers_
         destinations=(dest(Origin.UNSEEN),), composed=False, unexamined=frozenset({U}), unexamined_sources=("c0",)
     )
     assert decide(Policy(), cut).action is Action.CONFIRM
+
+
+def test_a_delegated_recipient_gets_what_comes_from_a_place_the_user_named_and_names_of_things() -> None:
+    """Beyond delegation: content from a place the user named by a value they typed (a delegate source) may go to
+    the delegated recipient; content of a place where the recipient was only found ("her address is in my inbox")
+    may not; a name the session listed, sent whole (an identifier), may."""
+    delegated = (dest(Origin.DELEGATED),)
+    assert find_verdict(facts(destinations=delegated, fragments=(FRAGMENT,))).id == "beyond-delegation"
+    found_there = facts(destinations=delegated, fragments=(FRAGMENT,), asked_sources=frozenset({"c0"}))
+    assert find_verdict(found_there).id == "beyond-delegation"
+    named_place = facts(destinations=delegated, fragments=(FRAGMENT,), delegate_sources=frozenset({"c0"}))
+    assert find_verdict(named_place).id == "recipients-sanctioned"
+    identifier = facts(destinations=delegated, fragments=(FRAGMENT,), delegable=frozenset({FRAGMENT.text}))
+    assert find_verdict(identifier).id == "recipients-sanctioned"

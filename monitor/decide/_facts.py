@@ -27,6 +27,14 @@ class CallFacts:
     """The call's named destination is a place outsiders write to (and so can read)."""
     asked_sources: frozenset[str] = frozenset()
     """Calls whose content the user asked to move: places the user pointed at, and the destination place itself."""
+    delegate_sources: frozenset[str] = frozenset()
+    """Calls whose content a delegated recipient may get: places the user named by a value they typed, and the
+    destination place itself; not a place of a kind the user's words name ("my inbox"), where the recipient was
+    only found."""
+    delegable: frozenset[str] = frozenset()
+    """Fragments (their text) a delegated recipient may get wherever they came from: whole argument values the
+    session listed (names of things: a repository, the user's address), and what the person the user named wrote
+    in the message whose tasks the user handed over."""
     annotations: ToolAnnotations | None = None
     """The tool's annotations as listed in the session (for the baseline client profile)."""
     targets: Sequence[LabelledDestination] = ()

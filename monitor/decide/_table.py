@@ -97,10 +97,13 @@ def view_call(facts: CallFacts) -> CallView:
     secrets = (
         secret_carried and (facts.shared_place or any(d.origin in _CHOSEN for d in keyed)) and not facts.secret_asked
     )
-    # A delegated recipient gets what comes from the place the user pointed at, nothing from elsewhere.
+    # A delegated recipient gets what comes from a place the user named, nothing from elsewhere.
     delegated = any(d.origin is Origin.DELEGATED for d in keyed)
     beyond_delegation = delegated and any(
-        f.from_call not in facts.asked_sources and f.transform is not Transform.PARAPHRASE for f in fragments
+        f.from_call not in facts.delegate_sources
+        and f.transform is not Transform.PARAPHRASE
+        and f.text not in facts.delegable
+        for f in fragments
     )
     return CallView(
         facts=facts,

@@ -50,7 +50,7 @@ from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
 from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
-from monitor.evidence._parties import names_account_of, names_party_of
+from monitor.evidence._parties import is_said_by_named_sender, names_account_of, names_party_of
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._postal import extract_postal_destinations, is_postal_key
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
@@ -120,6 +120,7 @@ __all__ = [
     "is_outsider_field",
     "is_own_store_write",
     "is_postal_key",
+    "is_said_by_named_sender",
     "is_secrets_path",
     "is_third_party_path",
     "iter_argument_texts",

@@ -55,7 +55,8 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
     ),
     ActionFamily(
         "invite",
-        ("invite", "add", "onboard", "include", "meeting", "event", "schedule", "book a", "set up a"),
+        # "Add" as a word of its own ("add Bob to the channel"), not "I have added some files".
+        ("invite", r"add(?:ing)?\b", "onboard", "include", "meeting", "event", "schedule", "book a", "set up a"),
         frozenset("invite add member members participant participants attendee attendees event calendar".split()),
     ),
     ActionFamily(

@@ -22,7 +22,7 @@ from monitor.evidence._destinations import (
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
-from monitor.evidence._parties import is_described_object, is_named_sender, names_users_object
+from monitor.evidence._parties import is_described_object, is_named_sender, is_said_by_named_sender, names_users_object
 from monitor.evidence._postal import find_listed_street
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
 from monitor.evidence._tokens import contains_token, id_mention
@@ -95,6 +95,9 @@ class ContentIndex:
     """Each value of an untrusted place, with the positions in :attr:`untrusted_places` of the places naming it."""
     truncated_listing: bool = False
     outsiders: dict[str, str] = field(default_factory=dict)
+    messages: dict[str, list[str]] = field(default_factory=dict)
+    """What each sender wrote: the texts of an object beside an address in its sender (outsider) field."""
+    _message_chars: int = 0
     _text_chars: int = 0
     _private: FragmentIndex | None = None
     _salient: SalientIndex | None = None
@@ -290,6 +293,7 @@ class ContentIndex:
         self._pending_chars = 0
 
     def _add_object(self, obj: dict[Any, Any]) -> None:
+        self._add_message(obj)
         scalars = {
             str(k): v
             for k, v in obj.items()
@@ -300,6 +304,17 @@ class ContentIndex:
         for value in scalars.values():
             if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
                 self.attributes.setdefault(normalize_text(value), []).append(scalars)
+
+    def _add_message(self, obj: dict[Any, Any]) -> None:
+        # Past the bound a message is not kept: its words are then nobody's the user named (the stricter reading).
+        senders = [v for k, v in obj.items() if isinstance(v, str) and is_outsider_field(str(k)) and "@" in v]
+        texts = [normalize_text(v) for v in obj.values() if isinstance(v, str) and v not in senders]
+        size = sum(len(t) for t in texts)
+        if not senders or self._message_chars + size > self.max_text_chars:
+            return
+        self._message_chars += size
+        for _, address in find_addresses(senders[0]):
+            self.messages.setdefault(address.lower(), []).extend(texts)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
@@ -497,6 +512,9 @@ class ContentIndex:
                     and not self._made_of_own_parts(value, found)
                 ):
                     if found in self.pointed and asks_for_action(self.user_text, tool, delegating=True):
+                        continue
+                    # The user handed over what a person they named wrote ("complete the tasks Dana sent me").
+                    if delegates_everything(self.user_text) and is_said_by_named_sender(self, value):
                         continue
                     return text, found
             for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines and not user_target else ():

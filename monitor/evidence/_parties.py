@@ -24,6 +24,7 @@ class _Index(Protocol):
     pointed: set[str]
     pointed_places: set[str]
     outsiders: dict[str, str]
+    messages: dict[str, list[str]]
     max_values: int
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
@@ -114,3 +115,13 @@ def names_users_object(index: _Index, value: str) -> bool:
             return True
         value, head = head, head.rsplit("/", 1)[0]
     return False
+
+
+def is_said_by_named_sender(index: _Index, value: str) -> bool:
+    """Whether ``value`` is written in a message whose sender is a person the user named (see
+    :func:`is_named_sender`): what the user handed over, when they asked for what that person wrote to be done."""
+    value = normalize_text(value)
+    return any(
+        any(contains_token(text, value) for text in texts) and is_named_sender(index, address)
+        for address, texts in list(index.messages.items())[: index.max_values]
+    )

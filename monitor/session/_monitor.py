@@ -500,6 +500,8 @@ class SessionMonitor:
             steered_sources=frozenset(steered),
             shared_place=sends.shared_place,
             asked_sources=sends.asked_sources,
+            delegate_sources=sends.delegate_sources,
+            delegable=sends.delegable,
             call_id=unique_id,
             legs_before=legs_before,
             legs_call=legs_call,

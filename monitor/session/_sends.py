@@ -8,15 +8,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.evidence import (
+    delegates_everything,
     extract_destinations,
     extract_postal_destinations,
     extract_targets,
+    is_said_by_named_sender,
+    iter_argument_texts,
     names_account_of,
     names_party_of,
+    normalize_text,
     says_it_moves_money,
     says_it_publishes,
 )
-from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin
+from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Leg, Origin, Transform
 from monitor.session._embedded import label_embedded, relabel_built_urls
 from monitor.session._facts import (
     OWN_ORIGINS,
@@ -40,6 +44,8 @@ class SendEvidence:
     fragments: list[FragmentMatch] = field(default_factory=list)
     shared_place: bool = False
     asked_sources: frozenset[str] = frozenset()
+    delegate_sources: frozenset[str] = frozenset()
+    delegable: frozenset[str] = frozenset()
     returned_sources: frozenset[str] = frozenset()
     secret_sources: frozenset[str] = frozenset()
     composed: bool = True
@@ -68,6 +74,9 @@ def gather_send_evidence(
     sends.shared_place = bool(place_calls)
     # What the user pointed at, and what the place itself returned, is content the user asked to move.
     sends.asked_sources = frozenset(place_calls | state.index.pointed | state.index.pointed_places)
+    # A place of a kind the user's words name ("her address is in my inbox") is where a recipient is found, not
+    # data the user asked to send there.
+    sends.delegate_sources = frozenset(place_calls | state.index.pointed)
     # A recipient's address is not content; a URL is (its path and query can carry data) ...
     url_paths = {d.path for d in destinations if d.kind is DestinationKind.DOMAIN}
     recipients = {d.path for d in destinations if d.keyed} - url_paths
@@ -87,6 +96,16 @@ def gather_send_evidence(
     sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
     sends.returned_sources = _find_returned(state, server, tool, sends, parties)
     sends.secret_sources = state.index.find_secret_sources(fragments)
+    # A name the session listed (a repository, an address) sent whole is an identifier, not content; what the person
+    # the user named wrote, in the message whose tasks the user handed over, is the user's to pass on.
+    listed = {text for _, _, text in iter_argument_texts(examined) if normalize_text(text) in state.index.listed}
+    handed = delegates_everything(state.index.user_text)
+    sends.delegable = frozenset(
+        f.text
+        for f in fragments
+        if f.transform is Transform.VERBATIM
+        and (f.text in listed or (handed and is_said_by_named_sender(state.index, f.text)))
+    )
     # Money sent to an account, or text the agent wrote, can carry what identifiers cannot.
     sends.composed = (
         any(d.kind is DestinationKind.IBAN for d in destinations if d.keyed)

@@ -1,12 +1,14 @@
 """Who may read each value (docs/decisions.md), through the session engine: content back to its origin, secrets
 and identity numbers, money to a recipient nobody chose, and actions the user's words never asked for."""
 
+from pathlib import Path
 from typing import Any
 
 from support.sessions import OPEN, READ, run_call, start_session, tool
 
 from monitor import Action, Reason, SessionMonitor
 from monitor.evidence import delegates_everything
+from monitor.scenarios import CallStep, load_scenario_file, run_scenario
 
 run = run_call
 TOOLS = [
@@ -109,3 +111,20 @@ def test_the_only_address_in_the_inbox_the_user_pointed_at_may_be_replied_to() -
     assert replied.action is Action.ALLOW and Reason.DESTINATION_USER_DELEGATED in replied.reasons
     # The user named no place of that kind: the address is the choice of whoever wrote the mail.
     assert reply("Reply to the invitation with a thank-you").action is Action.CONFIRM
+
+
+def test_what_the_named_person_wrote_may_go_to_them_but_not_another_messages_content() -> None:
+    """The user hands over the tasks Dana sent: the repository her message names may go to Dana (delegated); the
+    payslip another message of the same inbox holds may not."""
+    path = Path(__file__).parents[1] / "scenarios/code-hosting/forge-handed-over-tasks-key-from-named-sender.yaml"
+    scenario = load_scenario_file(path)
+    assert not isinstance(scenario, Exception) and run_scenario(scenario).passed
+    invite = scenario.events[-1]
+    assert isinstance(invite, CallStep) and invite.call.arguments is not None
+    note = "Payslip for Kai Berg, November: net 4,812.50 EUR."
+    leaked = invite.model_copy(
+        update={"call": invite.call.model_copy(update={"arguments": {**invite.call.arguments, "note": note}})}
+    )
+    outcome = run_scenario(scenario.model_copy(update={"events": [*scenario.events[:-1], leaked]}))
+    decision = outcome.calls[-1]
+    assert decision.action is Action.CONFIRM and Reason.PRIVATE_BEYOND_DELEGATION in decision.reasons
