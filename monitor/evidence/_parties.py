@@ -121,7 +121,9 @@ def is_said_by_named_sender(index: _Index, value: str) -> bool:
     """Whether ``value`` is written in a message whose sender is a person the user named (see
     :func:`is_named_sender`): what the user handed over, when they asked for what that person wrote to be done."""
     value = normalize_text(value)
+    # Only the messages of senders whose name is a named person's are read (a name check costs no scan).
     return any(
         any(contains_token(text, value) for text in texts) and is_named_sender(index, address)
         for address, texts in list(index.messages.items())[: index.max_values]
+        if names_address_of(index.people, address) is not None
     )
