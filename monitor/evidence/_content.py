@@ -229,12 +229,12 @@ def _read_string(reading: Reading, text: str, key: str, whole: bool) -> list[_It
         # Inside a value, prose with a colon ("Your code is: 4638") is prose, not a mapping.
         if parsed is not None and (whole or _has_field_names(parsed)):
             return [(parsed, key, False)]
-    if whole and "\n" in text:
+    if whole and "\n" in text and len(text) <= bounds.max_parse_chars:
         # A server's own message that wraps data on lines of their own ("Current keys:\n['ssh-ed25519 …']"): the
         # lines are data, the rest is prose. Inside a value (a message body) outsiders write both: read both ways.
         prose, documents = _split_documents(text, bounds)
-        if documents:
-            return [*_leaves(reading, key, prose, None), *((document, key, False) for document in documents)]
+        leaves = _leaves(reading, key, prose if documents else text, None)
+        return [*leaves, *((document, key, False) for document in documents)]
     leaves = _leaves(reading, key, text, None)
     items: list[_Item] = list(leaves)
     # Prose that wraps data (e.g. query rows between boundary markers): read the data too.
@@ -401,13 +401,12 @@ def _literal(node: ast.expr) -> Any:
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         return [_literal(element) for element in node.elts]
     if isinstance(node, ast.Dict):
-        if any(key is None for key in node.keys):
-            raise ValueError("a ** in a mapping is not a literal")
-        return {
-            str(_literal(key)): _literal(value)
-            for key, value in zip(node.keys, node.values, strict=True)
-            if key is not None
-        }
+        mapping: dict[str, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                raise ValueError("a ** in a mapping is not a literal")
+            mapping[str(_literal(key))] = _literal(value)
+        return mapping
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
         if any(keyword.arg is None for keyword in node.keywords):
             raise ValueError("a ** in a call is not a literal")

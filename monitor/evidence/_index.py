@@ -307,13 +307,17 @@ class ContentIndex:
 
     def _add_message(self, obj: dict[Any, Any]) -> None:
         # Past the bound a message is not kept: its words are then nobody's the user named (the stricter reading).
-        senders = [v for k, v in obj.items() if isinstance(v, str) and is_outsider_field(str(k)) and "@" in v]
-        texts = [normalize_text(v) for v in obj.values() if isinstance(v, str) and v not in senders]
+        sender = next(
+            (v for k, v in obj.items() if isinstance(v, str) and "@" in v and is_outsider_field(str(k))), None
+        )
+        if sender is None:
+            return
+        texts = [normalize_text(v) for v in obj.values() if isinstance(v, str) and v != sender]
         size = sum(len(t) for t in texts)
-        if not senders or self._message_chars + size > self.max_text_chars:
+        if self._message_chars + size > self.max_text_chars:
             return
         self._message_chars += size
-        for _, address in find_addresses(senders[0]):
+        for _, address in find_addresses(sender):
             self.messages.setdefault(address.lower(), []).extend(texts)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:

@@ -96,16 +96,8 @@ def gather_send_evidence(
     sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
     sends.returned_sources = _find_returned(state, server, tool, sends, parties)
     sends.secret_sources = state.index.find_secret_sources(fragments)
-    # A name the session listed (a repository, an address) sent whole is an identifier, not content; what the person
-    # the user named wrote, in the message whose tasks the user handed over, is the user's to pass on.
-    listed = {text for _, _, text in iter_argument_texts(examined) if normalize_text(text) in state.index.listed}
-    handed = delegates_everything(state.index.user_text)
-    sends.delegable = frozenset(
-        f.text
-        for f in fragments
-        if f.transform is Transform.VERBATIM
-        and (f.text in listed or (handed and is_said_by_named_sender(state.index, f.text)))
-    )
+    if any(d.origin is Origin.DELEGATED for d in sends.destinations):
+        sends.delegable = _find_delegable(state, examined, fragments)
     # Money sent to an account, or text the agent wrote, can carry what identifiers cannot.
     sends.composed = (
         any(d.kind is DestinationKind.IBAN for d in destinations if d.keyed)
@@ -113,6 +105,20 @@ def gather_send_evidence(
         or carries_composed_text(state.index, examined, skipped)
     )
     return sends
+
+
+def _find_delegable(state: SessionState, examined: Mapping[str, Any], fragments: list[FragmentMatch]) -> frozenset[str]:
+    """What a delegated recipient may get wherever it came from: a name the session listed (a repository, an
+    address) sent whole is an identifier, not content; what the person the user named wrote, in the message whose
+    tasks the user handed over, is the user's to pass on."""
+    listed = {text for _, _, text in iter_argument_texts(examined) if normalize_text(text) in state.index.listed}
+    handed = delegates_everything(state.index.user_text)
+    return frozenset(
+        f.text
+        for f in fragments
+        if f.transform is Transform.VERBATIM
+        and (f.text in listed or (handed and is_said_by_named_sender(state.index, f.text)))
+    )
 
 
 def _label_recipients(
