@@ -28,19 +28,19 @@ class CallFacts:
     asked_sources: frozenset[str] = frozenset()
     """Calls whose content the user asked to move: places the user pointed at, and the destination place itself."""
     delegate_sources: frozenset[str] = frozenset()
-    """Calls whose content a delegated recipient may get: places the user named by a value they typed, and the
-    destination place itself; not a place of a kind the user's words name ("my inbox"), where the recipient was
-    only found."""
+    """Calls whose content a delegated recipient may get: places the user named by a value they typed, the
+    destination place itself, and results that give their data under a label the user's words name; not a place of
+    a kind the user's words name ("my inbox"), where the recipient was only found."""
     delegable: frozenset[str] = frozenset()
     """Fragments (their text) a delegated recipient may get wherever they came from: whole argument values the
-    session listed (names of things: a repository, the user's address), and what the person the user named wrote
-    in the message whose tasks the user handed over."""
+    session listed (names of things: a repository, the user's address)."""
     annotations: ToolAnnotations | None = None
     """The tool's annotations as listed in the session (for the baseline client profile)."""
     targets: Sequence[LabelledDestination] = ()
     """For a call that names no recipient: the places it writes to (a file, a channel, a local path)."""
     nothing_new: bool = False
-    """Every destination is a URL the session saw verbatim and nothing else in the call can carry data."""
+    """Every destination is a URL the session saw verbatim and nothing else in the call can carry data (nothing
+    long, no value another result showed)."""
     action_asked: bool = True
     """The user's words ask for an action of this tool's kind (a send, an invitation, a payment, a booking)."""
     own_store: bool = False

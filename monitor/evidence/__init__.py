@@ -50,7 +50,14 @@ from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
 from monitor.evidence._memo import clear_text_memos, count_memo_entries
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
-from monitor.evidence._parties import is_said_by_named_sender, names_account_of, names_party_of
+from monitor.evidence._parties import (
+    find_handed_over_grams,
+    is_handed_over_text,
+    is_said_by_named_sender,
+    names_account_of,
+    names_labelled_data,
+    names_party_of,
+)
 from monitor.evidence._paths import is_secrets_path, is_third_party_path
 from monitor.evidence._postal import extract_postal_destinations, is_postal_key
 from monitor.evidence._secrets import SECRET_KEYS, SPLIT_CALLS, PieceLog, Secret, find_secrets, secret_needles
@@ -108,6 +115,7 @@ __all__ = [
     "extract_targets",
     "find_addresses",
     "find_allowlist_problem",
+    "find_handed_over_grams",
     "find_lookalike",
     "find_secrets",
     "fold",
@@ -115,6 +123,7 @@ __all__ = [
     "is_allowlisted",
     "is_common_word",
     "is_free_text",
+    "is_handed_over_text",
     "is_internal_host",
     "is_local_path",
     "is_outsider_field",
@@ -128,6 +137,7 @@ __all__ = [
     "iter_url_components",
     "mentions_destination",
     "names_account_of",
+    "names_labelled_data",
     "names_party_of",
     "normalize",
     "normalize_text",

@@ -160,7 +160,8 @@ ACTION_FAMILIES: tuple[ActionFamily, ...] = (
 # The user hands over the content's own instructions: every kind of action is delegated.
 _DELEGATE_ALL = re.compile(
     r"\b(?:do|perform|complete|carry out|follow|execute|handle|take care of)\b[^.?!\n]{0,40}"
-    r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?|what (?:it|they|the \w+) says?)\b"
+    r"\b(?:actions?|tasks?|instructions?|todos?|to-dos?|steps?|requests?"
+    r"|what (?:it|they|he|she|the \w+) (?:says?|asks?(?: for)?|asked(?: for)?|wants?|needs?))\b"
     # ... or what a person asked, answered: "address his issue", "fulfil her request".
     r"|\b(?:address|resolve|fulfil|fulfill|achieve|deal with)\b[^.?!\n]{0,40}\b(?:issues?|requests?)\b"
     # ... or the tasks named first, then handed over: "Ana sent me some tasks by e-mail. Can you complete them?"
@@ -219,7 +220,7 @@ def says_it_moves_money(tool: str) -> bool:
 
 
 PLACE_WORDS: tuple[frozenset[str], ...] = (
-    frozenset("inbox mail mails email emails mailbox message messages".split()),
+    frozenset("inbox mail mails mailed email emails emailed mailbox message messages".split()),
     frozenset("calendar event events meeting meetings schedule".split()),
     frozenset("file files folder folders drive document documents docs".split()),
     frozenset("cart basket".split()),

@@ -162,6 +162,12 @@ class FragmentIndex:
                     prints.popitem(last=False)
                     self.truncated = True
 
+    def find_private_grams(self, text: str) -> frozenset[int]:
+        """The k-gram hashes of ``text`` that are fingerprints of private content (the user's own words aside):
+        what makes a piece of ``text`` evidence."""
+        prints, typed = self._prints, self._user_typed
+        return frozenset(h for h in kgram_hashes(normalize(text)[0]) if h in prints and h not in typed)
+
     def add_secrets(self, call_id: str, key: str, value: str) -> None:
         """Index secret-shaped values of a private leaf, with their encodings."""
         for secret, needles in _read_secrets(value, key):

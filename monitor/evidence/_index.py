@@ -8,10 +8,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.evidence._actions import asks_for_action, delegates_everything, find_person_names, names_place_of
+from monitor.evidence._actions import (
+    asks_for_action,
+    delegates_everything,
+    find_person_names,
+    names_place_of,
+    says_it_moves_money,
+)
 from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
     TARGET_KEYS,
+    extract_destinations,
     find_addresses,
     is_allowlisted,
     is_outsider_field,
@@ -22,7 +29,7 @@ from monitor.evidence._destinations import (
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._lookalikes import find_lookalike
 from monitor.evidence._paraphrase import SalientIndex, is_common_word
-from monitor.evidence._parties import is_described_object, is_named_sender, is_said_by_named_sender, names_users_object
+from monitor.evidence._parties import is_delegated, is_described_object, is_said_by_named_sender, names_users_object
 from monitor.evidence._postal import find_listed_street
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
 from monitor.evidence._tokens import contains_token, id_mention
@@ -97,6 +104,8 @@ class ContentIndex:
     outsiders: dict[str, str] = field(default_factory=dict)
     messages: dict[str, list[str]] = field(default_factory=dict)
     """What each sender wrote: the texts of an object beside an address in its sender (outsider) field."""
+    message_people: dict[str, set[frozenset[str]]] = field(default_factory=dict)
+    """The people each sender's messages name (see :func:`find_person_names`)."""
     _message_chars: int = 0
     _text_chars: int = 0
     _private: FragmentIndex | None = None
@@ -149,8 +158,7 @@ class ContentIndex:
         self.people.update(find_person_names(text))
 
     def typed_by_user(self, value: str) -> bool:
-        """Whether the user typed ``value`` as a whole token (``smith@x.example`` is not inside
-        ``john.smith@x.example``)."""
+        """Whether the user typed ``value`` as a whole token (``smith@x.example`` is not in ``j.smith@x.example``)."""
         value = normalize_text(value)
         return bool(value) and any(contains_token(text, value) for text in self.user_text)
 
@@ -167,8 +175,12 @@ class ContentIndex:
         if not named and not ids:
             if tool and names_place_of(self.user_text, tool):
                 self.pointed_places.add(call_id)
-        elif all(self.typed_by_user(t) or names_users_object(self, t) or is_described_object(self, t) for t in named):
+        elif all(self._typed_place(t) or names_users_object(self, t) or is_described_object(self, t) for t in named):
             self.pointed.add(call_id)
+
+    def _typed_place(self, text: str) -> bool:
+        # A URL the user typed without its scheme ("www.example.com/bill") is the one fetched with it.
+        return self.typed_by_user(text) or ("://" in text and self.typed_by_user(text.split("://", 1)[1]))
 
     def is_seen_verbatim(self, text: str) -> bool:
         """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw: the user's
@@ -317,8 +329,11 @@ class ContentIndex:
         if self._message_chars + size > self.max_text_chars:
             return
         self._message_chars += size
+        # The people a message names, read before folding (names are told by their capitals).
+        people = {p for v in obj.values() if isinstance(v, str) and v != sender for p in find_person_names(v)}
         for _, address in find_addresses(sender):
             self.messages.setdefault(address.lower(), []).extend(texts)
+            self.message_people.setdefault(address.lower(), set()).update(people)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
@@ -381,42 +396,11 @@ class ContentIndex:
         labelled = self._label_by_results(destination, seen_in, texts)
         # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
         # does not show where the value came from.
-        sent_at = self._argument_values.get(value)
-        if labelled.from_call is not None and sent_at is not None and sent_at < self._result_clock[labelled.from_call]:
+        if labelled.from_call is not None and self._echoes(value, labelled.from_call):
             return LabelledDestination(destination, Origin.UNSEEN, None)
-        if labelled.origin is Origin.ATTACKER and self._is_delegated(destination, labelled.from_call, tool):
+        if labelled.origin is Origin.ATTACKER and is_delegated(self, destination, labelled.from_call, tool):
             return LabelledDestination(destination, Origin.DELEGATED, labelled.from_call)
         return labelled
-
-    def _is_delegated(self, destination: Destination, from_call: str | None, tool: str) -> bool:
-        pointed = from_call in self.pointed or from_call in self.pointed_places
-        if from_call is None or not pointed or not tool or destination.kind is DestinationKind.NAME:
-            return False
-        if self.user_addresses.get(destination.kind):
-            return False  # the user named a destination of this kind: only that one is theirs
-        # The place must point at one destination of the kind: a second one (a genuine payee and an injected
-        # one) leaves the choice to whoever wrote the text, not to the user. Not one object in the result: its
-        # fields are written by the same outsiders and can copy the user's words. Or the user named the person
-        # whose message in that place gives the address as its sender ("her address is in my inbox").
-        value = destination.value.lower()
-        named = is_named_sender(self, value)
-        if self._addresses_shown(from_call, destination.kind) != {value} and not named:
-            return False
-        # A place alone never chooses who gets money or ownership; a person the user named does, for the action
-        # the user asked for ("transfer it to Alexander Chen, his address is in my inbox").
-        return asks_for_action(self.user_text, tool, delegating=not named)
-
-    def _addresses_shown(self, call_id: str, kind: DestinationKind) -> set[str]:
-        found: set[str] = set()
-        texts = [text for c, text, _ in self.free_text if c == call_id]
-        texts.extend(value for value, c in self.listed.items() if c == call_id)
-        for text in texts:
-            # Free text is kept folded to lower case; IBANs are written in capitals.
-            source = text.upper() if kind is DestinationKind.IBAN else text
-            found.update(address.lower() for k, address in find_addresses(source) if k is kind)
-            if len(found) > 1:
-                break
-        return found
 
     def _label_by_results(
         self, destination: Destination, seen_in: Callable[[str], bool], texts: Sequence[FreeText]
@@ -482,7 +466,7 @@ class ContentIndex:
             if self.typed_by_user(value):
                 continue
             for call_id, free, untrusted in self.free_texts_with(value):
-                if untrusted and contains_token(free, value):
+                if untrusted and contains_token(free, value) and not self._echoes(value, call_id):
                     if call_id in self.pointed and delegates_everything(self.user_text):
                         break
                     return call_id
@@ -501,6 +485,7 @@ class ContentIndex:
         user_target = any(
             key.lower() in TARGET_KEYS and self.typed_by_user(text) for _, key, text in iter_argument_texts(arguments)
         ) and asks_for_action(self.user_text, tool)
+        recipients = {normalize_text(d.value) for d in extract_destinations(arguments) if d.keyed}
         for _, _, text in iter_argument_texts(arguments):
             value = normalize_text(text)
             if not value or self.typed_by_user(value):
@@ -515,7 +500,9 @@ class ContentIndex:
                     and not self._listed_before(value, found)
                     and not self._made_of_own_parts(value, found)
                 ):
-                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=True):
+                    # A place never chooses who gets money; a payment's other values (the bill's reference) it may.
+                    delegating = value in recipients or not says_it_moves_money(tool)
+                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=delegating):
                         continue
                     # The user handed over what a person they named wrote ("complete the tasks Dana sent me").
                     if delegates_everything(self.user_text) and is_said_by_named_sender(self, value):
@@ -541,7 +528,20 @@ class ContentIndex:
         if len(value) < _MIN_STEERING_CHARS:
             return None
         texts = self.free_texts_with(value)
-        return next((c for c, free, untrusted in texts if untrusted and contains_token(free, value)), None)
+        return next(
+            (
+                c
+                for c, free, untrusted in texts
+                if untrusted and contains_token(free, value) and not self._echoes(value, c)
+            ),
+            None,
+        )
+
+    def _echoes(self, value: str, call_id: str) -> bool:
+        """Whether the result of ``call_id`` came after the agent had sent ``value``: it only echoes it (an error
+        repeating an argument), which does not show who chose it."""
+        sent_at = self._argument_values.get(value)
+        return sent_at is not None and sent_at < self._result_clock.get(call_id, 0)
 
     def free_texts_with(self, value: str) -> Sequence[FreeText]:
         """The free texts that may hold ``value`` as a whole token, in order (see :class:`WordIndex`)."""

@@ -351,6 +351,11 @@ def is_common_word(word: str) -> bool:
     return word.casefold() in _read_word_lists()[0]
 
 
+def is_very_common_word(word: str) -> bool:
+    """Whether ``word`` is among the thousand or so most common English words (of the package's word list)."""
+    return word.casefold() in _read_word_lists()[1]
+
+
 def _is_rare(word: str) -> bool:
     return len(word) >= _MIN_RARE_LETTERS and word.casefold() not in _read_word_lists()[0]
 

@@ -3,8 +3,10 @@ and the alerts it raises from a decision."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from monitor.classify import CallClassification, UncheckedPin, classify_effects, is_irreversible, needs_asking
 from monitor.evidence import (
@@ -12,8 +14,10 @@ from monitor.evidence import (
     ContentIndex,
     asks_for_action,
     bound_arguments,
+    contains_token,
     extract_shell_effects,
     iter_argument_texts,
+    normalize_text,
 )
 from monitor.models import (
     Action,
@@ -43,6 +47,8 @@ OWN_ORIGINS = frozenset({Origin.USER, Origin.ALLOWLIST, Origin.LISTING})
 """Who chose a recipient for it to be the user's own (typed, allowlisted, or listed among the user's things):
 besides such recipients, content may go back to the server it came from."""
 _MAX_NOTHING_NEW_CHARS = 32
+_MIN_VALUE_CHARS = 3  # shorter (a count, "no") is a setting anyone would pick, not data a result gave
+_WHOLE_URL = re.compile(r"https?://[^\s/?#]+[^\s]*", re.IGNORECASE)
 _MAX_UNEXAMINED_SOURCES = 8
 
 
@@ -89,16 +95,37 @@ def backed_legs(classification: Classification) -> frozenset[Leg]:
     return frozenset(leg for leg, prov in classification.provenance.items() if prov.source is not LegSource.DEFAULT)
 
 
-def carries_nothing_new(arguments: Mapping[str, Any], destinations: list[Destination], verbatim: set[str]) -> bool:
+def carries_nothing_new(
+    index: ContentIndex,
+    arguments: Mapping[str, Any],
+    destinations: list[Destination],
+    verbatim: set[str],
+    sources: set[str],
+) -> bool:
     """Whether a request only fetches URLs exactly as the session saw them: every destination is a URL under a
     destination argument, copied verbatim (its path is in ``verbatim``), and every other argument is too short
-    to carry data (a long number carries data as well as any text)."""
+    to carry data (a long number carries data as well as any text) and no value that a result other than
+    ``sources`` (those that showed the URLs) showed: a code from the shop's list typed into a page's form is news
+    to whoever wrote the page."""
     keyed = [d for d in destinations if d.keyed]
     # An address inside a URL copied whole (an invitation link naming the invitee) is part of that URL.
     if not any(d.kind is DestinationKind.DOMAIN for d in keyed) or any(d.path not in verbatim for d in keyed):
         return False
     paths = {d.path for d in keyed}
-    return all(path in paths or len(text) <= _MAX_NOTHING_NEW_CHARS for path, _, text in iter_argument_texts(arguments))
+    return all(
+        path in paths or (len(text) <= _MAX_NOTHING_NEW_CHARS and not _shown_elsewhere(index, text, sources))
+        for path, _, text in iter_argument_texts(arguments)
+    )
+
+
+def _shown_elsewhere(index: ContentIndex, text: str, sources: set[str]) -> bool:
+    value = normalize_text(text)
+    if len(value) < _MIN_VALUE_CHARS or index.typed_by_user(value):
+        return False
+    listed_in = index.listed.get(value)
+    if listed_in is not None and listed_in not in sources:
+        return True
+    return any(c not in sources and contains_token(free, value) for c, free, _ in index.free_texts_with(value))
 
 
 def carries_composed_text(index: ContentIndex, arguments: Mapping[str, Any], skip_paths: set[str]) -> bool:
@@ -107,12 +134,32 @@ def carries_composed_text(index: ContentIndex, arguments: Mapping[str, Any], ski
     never saw whole. What
     the agent writes in its own words while private data is in context can restate it where no evidence tells."""
     return any(
-        path not in skip_paths
-        and (len(text) > _MAX_NOTHING_NEW_CHARS or len(text.split()) > 1)
+        _is_composed(index, part)
+        for path, _, text in iter_argument_texts(arguments)
+        if path not in skip_paths and _is_composed(index, text)
+        for part in split_url(text)
+    )
+
+
+def _is_composed(index: ContentIndex, text: str) -> bool:
+    return (
+        (len(text) > _MAX_NOTHING_NEW_CHARS or len(text.split()) > 1)
         and not index.typed_by_user(text)
         and not index.is_seen_verbatim(text)
-        for path, _, text in iter_argument_texts(arguments)
     )
+
+
+def split_url(text: str) -> list[str]:
+    """A URL's parts as the values they are, judged as arguments of their own (a path segment, a query value, the
+    fragment): a URL is a list of identifiers, and the text it may carry is in them. Other text is one part."""
+    if not _WHOLE_URL.fullmatch(text):
+        return [text]
+    url = urlsplit(text)
+    parts = [unquote_plus(segment) for segment in url.path.split("/") if segment]
+    parts.extend(value for _, value in parse_qsl(url.query, keep_blank_values=True))
+    if url.fragment:
+        parts.append(unquote_plus(url.fragment))
+    return parts or [text]
 
 
 def verbatim_paths(index: ContentIndex, arguments: Mapping[str, Any], paths: set[str]) -> set[str]:

@@ -12,9 +12,11 @@ from monitor.evidence import (
     extract_destinations,
     extract_postal_destinations,
     extract_targets,
-    is_said_by_named_sender,
+    find_handed_over_grams,
+    is_handed_over_text,
     iter_argument_texts,
     names_account_of,
+    names_labelled_data,
     names_party_of,
     normalize_text,
     says_it_moves_money,
@@ -90,14 +92,27 @@ def gather_send_evidence(
     }
     skipped = recipients | verbatim | named_places
     fragments = state.index.find_private(examined, skipped)
+    if delegates_everything(state.index.user_text) and any(f.transform is Transform.VERBATIM for f in fragments):
+        # What the person the user named wrote, in the message whose request the user handed over, is the user's
+        # to pass on, as the user's own words are; never a credential.
+        handed = find_handed_over_grams(state.index)
+        fragments = [f for f in fragments if not _is_handed_over(state, f, handed)]
     fragments.extend(uploaded_files(examined, state.legs.get(Leg.PRIVATE_DATA, "")))
     sends.fragments = fragments
     sends.destinations, parties = _relabel_by_content(state, labelled, fragments, verbatim)
-    sends.nothing_new = not fragments and carries_nothing_new(examined, destinations, verbatim)
+    shown_by = {d.from_call for d in sends.destinations if d.from_call is not None}
+    sends.nothing_new = not fragments and carries_nothing_new(state.index, examined, destinations, verbatim, shown_by)
     sends.returned_sources = _find_returned(state, server, tool, sends, parties)
-    sends.secret_sources = state.index.find_secret_sources(fragments)
+    # A secret given only to the account its own record names beside it (a password to sign in to that account)
+    # reaches no one who may not read it, whoever chose the account.
+    keyed = [d.destination for d in sends.destinations if d.destination.keyed]
+    if not keyed or not all(d in parties for d in keyed):
+        sends.secret_sources = state.index.find_secret_sources(fragments)
     if any(d.origin is Origin.DELEGATED for d in sends.destinations):
         sends.delegable = _find_delegable(state, examined, fragments)
+        # Data under a label the user's words name is what the user asked to send, whichever call returned it.
+        others = {f.from_call for f in fragments} - sends.delegate_sources
+        sends.delegate_sources |= {c for c in others if names_labelled_data(state.index, c)}
     # Money sent to an account, or text the agent wrote, can carry what identifiers cannot.
     sends.composed = (
         any(d.kind is DestinationKind.IBAN for d in destinations if d.keyed)
@@ -107,18 +122,19 @@ def gather_send_evidence(
     return sends
 
 
+def _is_handed_over(state: SessionState, fragment: FragmentMatch, handed: frozenset[int]) -> bool:
+    return (
+        fragment.transform is Transform.VERBATIM
+        and is_handed_over_text(state.index, fragment.text, handed)
+        and not state.index.find_secret_sources([fragment])
+    )
+
+
 def _find_delegable(state: SessionState, examined: Mapping[str, Any], fragments: list[FragmentMatch]) -> frozenset[str]:
     """What a delegated recipient may get wherever it came from: a name the session listed (a repository, an
-    address) sent whole is an identifier, not content; what the person the user named wrote, in the message whose
-    tasks the user handed over, is the user's to pass on."""
+    address) sent whole is an identifier, not content."""
     listed = {text for _, _, text in iter_argument_texts(examined) if normalize_text(text) in state.index.listed}
-    handed = delegates_everything(state.index.user_text)
-    return frozenset(
-        f.text
-        for f in fragments
-        if f.transform is Transform.VERBATIM
-        and (f.text in listed or (handed and is_said_by_named_sender(state.index, f.text)))
-    )
+    return frozenset(f.text for f in fragments if f.transform is Transform.VERBATIM and f.text in listed)
 
 
 def _label_recipients(
@@ -167,7 +183,6 @@ def _relabel_by_content(
         d.destination
         for d in labelled
         if d.destination.keyed
-        and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
         and (
             names_party_of(state.index, d.destination.value, fragments)
             or (
@@ -177,7 +192,9 @@ def _relabel_by_content(
         )
     }
     relabelled = [
-        LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call) if d.destination in parties else d
+        LabelledDestination(d.destination, Origin.PRIVATE_TEXT, d.from_call)
+        if d.destination in parties and d.origin in (Origin.ATTACKER, Origin.UNSEEN)
+        else d
         for d in labelled
     ]
     return relabelled, parties
