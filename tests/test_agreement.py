@@ -202,6 +202,7 @@ def real() -> Agreement:
     return measure_agreement(MCP_SERVERS)
 
 
+@pytest.mark.shared_data
 def test_doc_table_is_what_the_measure_gives(real: Agreement) -> None:
     match = _TABLE.search(DOC.read_text(encoding="utf-8"))
     assert match, f"{DOC} has no agreement-table markers"
@@ -211,12 +212,14 @@ def test_doc_table_is_what_the_measure_gives(real: Agreement) -> None:
     )
 
 
+@pytest.mark.shared_data
 def test_every_tool_list_is_read_and_seventeen_servers_are_paired(real: Agreement) -> None:
     assert real.problems == ()
     assert len(real.servers) == 17
     assert sum(len(s.tools) for s in real.servers) == 346
 
 
+@pytest.mark.shared_data
 def test_targets_hold(real: Agreement) -> None:
     p, x = real.leg(P), real.leg(X)
     assert p.recall is not None and p.recall >= 0.95, summarize_agreement(real)

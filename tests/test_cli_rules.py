@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from monitor.cli import main
@@ -104,6 +105,7 @@ def test_no_builtin_rules_changes_the_classification() -> None:
     assert "override" not in {p["source"] for c in bare["sessions"][0]["calls"] for p in c["provenance"].values()}
 
 
+@pytest.mark.shared_data
 def test_suggest_and_pin_on_a_real_tool_list(tmp_path: Path) -> None:
     tools = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
     assert tools.exists(), f"missing shared data: {tools}"
@@ -120,6 +122,34 @@ def test_suggest_and_pin_on_a_real_tool_list(tmp_path: Path) -> None:
     assert "pinned 1 of 1 tools" in result.output and digest in draft.read_text()
 
 
+@pytest.mark.parametrize("server", ["fetch", "notes-server"])
+def test_a_suggested_draft_passes_check_whether_or_not_a_pack_covers_its_server(tmp_path: Path, server: str) -> None:
+    hints = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
+    tool = {"name": "fetch", "description": "Fetch a URL.", "annotations": hints}
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps({"server": server, "tools": [tool]}), encoding="utf-8")
+    draft = tmp_path / "draft.yaml"
+    result = CliRunner().invoke(main, ["rules", "suggest", str(tools), "--output", str(draft)])
+    assert result.exit_code == 0, result.output
+    # The built-in fetch pack covers "fetch": the draft replaces it, and says so.
+    covered = server == "fetch"
+    assert ("overrides:" in draft.read_text()) is covered
+    assert ("the draft overrides built-in rule" in result.output) is covered
+    check = run("rules", "check", draft)
+    assert check.exit_code == 0, check.output
+
+
+def test_a_draft_with_no_leg_to_leave_out_says_it_needs_a_negative_test(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    # A page is a store of private data by its name, and the hints say the tool reads and sends outside.
+    tool = {"name": "get_page", "description": "Fetch a web page.", "annotations": {"openWorldHint": True}}
+    tools.write_text(json.dumps({"server": "notes-server", "tools": [tool]}), encoding="utf-8")
+    draft = tmp_path / "draft.yaml"
+    result = CliRunner().invoke(main, ["rules", "suggest", str(tools), "--output", str(draft)])
+    assert result.exit_code == 0 and "no negative test: write one" in result.output
+    assert "needs at least one negative test" in run("rules", "check", draft).output
+
+
 def test_suggest_needs_a_server_name(tmp_path: Path) -> None:
     tools = tmp_path / "tools.json"
     tools.write_text('[{"name": "t"}]')
@@ -127,8 +157,17 @@ def test_suggest_needs_a_server_name(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--server" in result.output
 
 
+def write_fetch_like(tmp_path: Path) -> Path:
+    """A tool list like the fetch server's: one read-only, open-world tool with all four hints."""
+    hints = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
+    tool = {"name": "fetch", "description": "Fetches a URL.", "inputSchema": {"type": "object"}, "annotations": hints}
+    path = tmp_path / "fetch.json"
+    path.write_text(json.dumps({"server": "fetch", "protocolVersion": "2025-06-18", "tools": [tool]}))
+    return path
+
+
 def test_lint_command_formats_and_exit_codes(tmp_path: Path) -> None:
-    fetch = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
+    fetch = write_fetch_like(tmp_path)
     ok = run("lint", fetch)
     assert ok.exit_code == 0 and "hint-ignored-when-read-only" in ok.output
     bad = tmp_path / "bad.json"
@@ -142,9 +181,8 @@ def test_lint_command_formats_and_exit_codes(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
-def test_clients_command() -> None:
-    fetch = DATA / "mcp-servers" / "modelcontextprotocol-fetch.json"
-    result = run("clients", fetch, "--format", "json")
+def test_clients_command(tmp_path: Path) -> None:
+    result = run("clients", write_fetch_like(tmp_path), "--format", "json")
     assert result.exit_code == 0, result.output
     assert "claude" in result.output.lower()
 

@@ -205,6 +205,7 @@ def test_cli_table_and_json(tmp_path: Path, agentdojo_run: Any) -> None:
     assert missing.exit_code == 2 and "--labels" in missing.output
 
 
+@pytest.mark.shared_data
 def test_targets_hold_on_one_models_real_runs(tmp_path: Path) -> None:
     """A regression guard on real data; the full figures are produced by ``trifecta eval agentdojo``."""
     archive = DATA / "dev-runs.tar.gz"
@@ -505,6 +506,7 @@ def test_alert_and_hijack_figures_come_from_each_sessions_alerts_and_decisions()
     assert len(evaluation.misses) == 4
 
 
+@pytest.mark.shared_data
 def test_leave_one_suite_out_holds_out_each_suite_with_a_pack_once_on_the_dev_runs(tmp_path: Path) -> None:
     """Each suite whose server a built-in pack names is held out once. The whole dev set takes a minute or more
     of CPU; the test takes every run of the first three models in name order (about a tenth of the runs, every

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.shared_data
+
 PROJECT = Path(__file__).resolve().parents[1]
 ARCHIVE = PROJECT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 README = PROJECT / "README.md"

@@ -25,9 +25,12 @@ def parse_definitions(raw_tools: Iterable[Any]) -> list[ToolDefinition]:
     return tools
 
 
-def draft_rule_file(server: str, raw_tools: Iterable[Any], *, today: dt.date | None = None) -> dict[str, Any]:
+def draft_rule_file(
+    server: str, raw_tools: Iterable[Any], *, today: dt.date | None = None, overrides: str | None = None
+) -> dict[str, Any]:
     """A draft rule file (``status: experimental``) giving each tool the legs annotations and heuristics give
-    it, pinned to the definition it was drafted from, with one positive and one negative test."""
+    it, pinned to the definition it was drafted from, with one positive and one negative test. ``overrides``: the
+    id of the rule file that already covers the server (a built-in pack), which the draft replaces."""
     classifier = Classifier(Posture.BALANCED)
     entries: list[dict[str, Any]] = []
     tests: list[dict[str, Any]] = []
@@ -61,6 +64,7 @@ def draft_rule_file(server: str, raw_tools: Iterable[Any], *, today: dt.date | N
         "date": (today or dt.date.today()).isoformat(),
         "references": [],
         "server": server,
+        **({"overrides": overrides} if overrides is not None else {}),
         "tools": entries,
         "tests": tests,
     }

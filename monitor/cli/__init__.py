@@ -21,6 +21,7 @@ from monitor.classify import (
     draft_rule_file,
     dump_rule_file,
     find_wildcard_risks,
+    load_builtin_rules,
     load_rules,
     parse_definitions,
     run_rule_tests,
@@ -394,7 +395,19 @@ def rules_suggest(tools_json: Path, server: str | None, output: Path | None) -> 
     name = server or listing.server
     if not name:
         raise click.UsageError(f"{tools_json} does not name its server; give --server")
-    text = dump_rule_file(draft_rule_file(name, listing.tools))
+    # A server a built-in pack covers is replaced, never covered twice: the draft says which pack it overrides.
+    covering = next((r for r in load_builtin_rules().rules if r.rule.server == name), None)
+    if covering is not None:
+        click.echo(f"the draft overrides built-in rule {covering.rule.id} ({covering.source})", err=True)
+    overrides = str(covering.rule.id) if covering is not None else None
+    draft = draft_rule_file(name, listing.tools, overrides=overrides)
+    if not any("absent" in test for test in draft["tests"]):
+        click.echo(
+            "every tool of the draft gets every leg, so it has no negative test: write one (a call and the legs "
+            "'absent' from it) before 'trifecta rules check' accepts the file",
+            err=True,
+        )
+    text = dump_rule_file(draft)
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -22,7 +22,6 @@ import orjson
 
 from monitor.hosts._engine_files import follow_private_files
 from monitor.hosts._engine_reader import PayloadReader
-from monitor.hosts._hook_reasons import describe_decision
 from monitor.models import (
     AlertRaised,
     CallDecided,
@@ -256,7 +255,7 @@ class HookSessions:
             if isinstance(record, ToolCall) and result is not None:
                 name = _claude_code_name(record)
                 slot.tools[result.call_id] = name
-                message = describe_decision(result, name, slot.tools)
+                message = result.describe(name, slot.tools)
                 decision = _stored(slot.session_id, result, name, message)
                 outcome = _Outcome(decision, _answer_action(result), message)
                 slot.decisions.setdefault(record.call_id or result.call_id, outcome)

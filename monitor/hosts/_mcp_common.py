@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from monitor.decide import decide_on_monitor_error
 from monitor.errors import MonitorWarning
-from monitor.hosts._hook_reasons import describe_decision
 from monitor.models import Decision
 from monitor.session import SessionMonitor
 
@@ -79,4 +78,4 @@ def describe_call(monitor: SessionMonitor, session_key: str, decision: Decision,
             tools_by_call = {call.call_id: call.tool for call in monitor.session(session_key).calls}
     except Exception:
         logger.exception("trifecta-monitor: the session could not be read to describe a decision")
-    return describe_decision(decision, f"{server}/{tool}", tools_by_call)
+    return decision.describe(f"{server}/{tool}", tools_by_call)

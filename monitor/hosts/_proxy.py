@@ -49,7 +49,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from monitor.hosts._hook_reasons import describe_decision
 from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
     CONFIRM_FIELD,
@@ -302,7 +301,7 @@ class StdioProxy:
             self._audit_call(call, "forwarded")
             await self._forward_call(message, call)
             return
-        reason = describe_decision(decision, name, self._tools_by_call)
+        reason = decision.describe(name, self._tools_by_call)
         self._say(reason)
         if decision.action is Action.DENY:
             self._audit_call(call, "blocked")
@@ -364,7 +363,7 @@ class StdioProxy:
         accepted, how = read_answer(answer)
         self._say(f"call {call.call_id} ({call.tool}): {how}")
         if not accepted:
-            reason = describe_decision(call.decision, call.tool, self._tools_by_call)
+            reason = call.decision.describe(call.tool, self._tools_by_call)
             await self._refuse(message, f"{reason}. Not run: {how}.")
             return
         forwarded = dict(call.params)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -24,6 +25,8 @@ from monitor.ingest._otlp import sniff as sniff_otlp
 from monitor.models import Record, RecordError, RecordStream
 
 _SNIFF_BYTES = 65536
+# The start of a span as ConsoleSpanExporter prints it: its name, then its context with 0x-prefixed hex ids.
+_CONSOLE_SPAN = re.compile(rb'^\{\s*"name":[^\n]*\n\s*"context":\s*\{\s*"trace_id":\s*"0x[0-9a-f]{32}"')
 STDIN_PATH = "-"
 STDIN_NAME = "<stdin>"
 # Standard input in a format other than native JSONL is buffered in a temporary file (the readers of those
@@ -151,6 +154,12 @@ def _undetected(source: str, head: bytes) -> RecordError:
     """The error for input whose format the content does not tell: empty input says so."""
     if not head.strip():
         return RecordError(source=source, message="empty file: nothing to read")
+    if _CONSOLE_SPAN.search(head):
+        return RecordError(
+            source=source,
+            message="this is the OpenTelemetry SDK's ConsoleSpanExporter output (spans printed for reading), which "
+            "analyze does not read: export with monitor.otel.OtlpJsonFileExporter (OTLP JSON lines) instead",
+        )
     return RecordError(
         source=source, message="cannot tell the input format from the content; name it with --input-format"
     )

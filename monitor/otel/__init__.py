@@ -40,6 +40,9 @@ first); ``force_flush`` waits until everything queued was analysed. As the OpenT
 processors from exporters, the processor keeps only the SDK's hooks and hands each alert to one exporter per
 destination (log records, metric counters, the callback).
 
+**Writing what ``analyze`` reads.** :class:`OtlpJsonFileExporter` is a span exporter that writes OTLP JSON lines
+(the ``otel`` extra): traces recorded with it are read by ``trifecta analyze`` as they are.
+
 **Safety.** No hook raises into the application: failures are counted (:attr:`TrifectaSpanProcessor.errors`) and
 logged once per kind. Nothing is exported by the processor itself: log records go through the given logger
 provider's processors. Memory is bounded: span links (``max_spans``, ``span_ttl``), sessions (``max_sessions``,
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from monitor.otel._auto import TrifectaConfigurator, install_after_instrumentation
     from monitor.otel._config import LevelStamps, WorkerKind
     from monitor.otel._env import ENVIRONMENT_VARIABLES, EnvironmentVariable, install_processor, read_processor_options
+    from monitor.otel._file_exporter import OtlpJsonFileExporter
     from monitor.otel._guardrail import (
         ATTR_GUARDRAIL_ACTION_TYPE,
         ATTR_GUARDRAIL_COMPONENT_NAME,
@@ -137,6 +141,7 @@ _HOMES = {
     "METRIC_DROPPED": "monitor.otel._names",
     "METRIC_INTERNAL_ERRORS": "monitor.otel._names",
     "TrifectaAlert": "monitor.otel._names",
+    "OtlpJsonFileExporter": "monitor.otel._file_exporter",
     "TrifectaConfigurator": "monitor.otel._auto",
     "TrifectaSpanProcessor": "monitor.otel._processor",
     "WorkerKind": "monitor.otel._config",
@@ -199,6 +204,7 @@ __all__ = [
     "METRIC_DECISIONS",
     "METRIC_DROPPED",
     "METRIC_INTERNAL_ERRORS",
+    "OtlpJsonFileExporter",
     "TrifectaAlert",
     "TrifectaConfigurator",
     "TrifectaSpanProcessor",

@@ -182,6 +182,7 @@ def _explain_decision(report: SessionReport, call: CallReport) -> Iterator[Any]:
         (decision.level.value, LEVEL_STYLE.get(decision.level, "")),
     )
     yield Text(f"call id {call.call_id}" + (f", read from {call.source}" if call.source else ""))
+    yield Text("In one line: " + decision.describe(call.tool, {c.call_id: c.tool for c in report.calls}))
     yield Text(
         f"legs before the call: {_letters(decision.legs_before) or 'none'}; "
         f"legs of the call: {_letters(decision.legs_call) or 'none'} "

@@ -109,6 +109,7 @@ def test_a_tool_list_read_from_a_file(tmp_path: Path, trusting_classifier: Class
     assert (table.server, table.file, [r.tool for r in table.rows]) == ("srv", str(path), ["read_notes"])
 
 
+@pytest.mark.shared_data
 def test_real_fetch_server_with_the_builtin_rules() -> None:
     path = MCP_SERVERS / "modelcontextprotocol-fetch.json"
     assert path.exists(), f"missing shared data: {path}"

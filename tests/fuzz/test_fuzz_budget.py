@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.shared_data
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "../shared/data"
 BUDGET = 300

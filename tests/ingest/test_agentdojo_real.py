@@ -1,11 +1,9 @@
-"""The real AgentDojo runs in ../shared/data: the first 200 runs of the archive read and analyse cleanly."""
+"""Real AgentDojo runs (the sample in tests/data, the first 200 runs of the dev archive) read and analyse cleanly."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-
-import pytest
 
 from monitor.analysis import analyze_records
 from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, read_inputs
@@ -15,7 +13,7 @@ from monitor.models._reports import SessionReport
 from monitor.session import SessionMonitor
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEV_RUNS = PROJECT_ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
+DEV_RUNS = PROJECT_ROOT / "tests" / "data" / "agentdojo-sample.tar.gz"
 RUNS = 200
 
 
@@ -30,12 +28,7 @@ def _first_runs(records: Iterable[Record], n: int) -> Iterator[Record]:
                 return
 
 
-def test_first_runs_of_the_dev_archive_read_and_analyse_cleanly() -> None:
-    if not DEV_RUNS.is_file():
-        pytest.fail(
-            f"AgentDojo data missing: expected {DEV_RUNS.resolve()} (../shared/data/agentdojo/dev-runs.tar.gz "
-            "relative to the project root; see ../shared/data/README.md)"
-        )
+def test_real_runs_read_and_analyse_cleanly() -> None:
     monitor = SessionMonitor()
     private_after_prompt: dict[str, bool] = {}
 

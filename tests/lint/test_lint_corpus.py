@@ -12,6 +12,8 @@ import pytest
 from monitor.lint import LintReport, LintSeverity, lint_paths
 from monitor.report import lint_markdown_table
 
+pytestmark = pytest.mark.shared_data
+
 PROJECT = Path(__file__).resolve().parents[2]
 MCP_SERVERS = PROJECT.parent / "shared" / "data" / "mcp-servers"
 DOC = PROJECT / "docs" / "lint-corpus.md"

@@ -200,6 +200,7 @@ def test_exit_code_and_has_errors(tmp_path: Path) -> None:
 # -- the mcpdesc fixtures -----------------------------------------------------------------------------------
 
 
+@pytest.mark.shared_data
 def test_mcpdesc_full_featured_example() -> None:
     report = lint_paths([MCPDESC / "example__full-featured__tool-annotations.json"])
     assert report.listings[0].server == "chess-coach"
@@ -217,6 +218,7 @@ def test_mcpdesc_full_featured_example() -> None:
     ]
 
 
+@pytest.mark.shared_data
 def test_mcpdesc_expected_valid_fixture_has_a_member_outside_the_closed_set() -> None:
     # mcpdesc preserves unknown members for forward compatibility; the closed set (DESIGN §1) makes
     # futureToolHint an error here. The resource annotations of the same document are not linted.
@@ -228,6 +230,7 @@ def test_mcpdesc_expected_valid_fixture_has_a_member_outside_the_closed_set() ->
     assert [f.id for f in report.findings if f.severity is LintSeverity.WARNING] == ["hint-ignored-when-read-only"] * 2
 
 
+@pytest.mark.shared_data
 def test_mcpdesc_expected_invalid_fixture_holds_no_tools() -> None:
     # Its annotations sit on resources (audience "operator", priority 2, lastModified under 2024-11-05): it has
     # no tool to lint, so it is an unreadable input; the same fields on a tool are errors (test above).

@@ -49,6 +49,7 @@ def test_annotation_unknown_member(tmp_path: Path) -> None:
     assert lint_tools(tmp_path, tool(annotations={**CLEAN_READ, **extension})) == []
 
 
+@pytest.mark.shared_data
 def test_resource_annotation_fields_on_a_tool_are_named_as_such(tmp_path: Path) -> None:
     # The resource annotations of the mcpdesc invalid fixture, put on a tool.
     invalid = json.loads((MCPDESC / "expected-invalid__invalid-resource-annotations.json").read_text())

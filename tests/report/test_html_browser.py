@@ -168,6 +168,7 @@ def test_markup_from_the_trace_never_runs_in_the_browser(browser: Any, tmp_path:
     view.close()
 
 
+@pytest.mark.shared_data
 @pytest.mark.skipif(
     not os.environ.get("TRIFECTA_FULL_REPORT"), reason="the report of all AgentDojo dev runs: TRIFECTA_FULL_REPORT=1"
 )

@@ -20,6 +20,8 @@ from monitor.classify._overrides import RuleSet
 from monitor.classify._rules import ToolRule
 from monitor.models._legs import Leg
 
+pytestmark = pytest.mark.shared_data
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LABELS = PROJECT_ROOT / ".." / "shared" / "data" / "agentdojo" / "camel-tool-labels.json"
 DOC = PROJECT_ROOT / "docs" / "agentdojo-camel-comparison.md"

@@ -1,9 +1,8 @@
-"""Fixtures of the scale-out tests: inputs that mix every kind of part, and a few hundred real AgentDojo runs."""
+"""Fixtures of the scale-out tests: inputs that mix every kind of part, and two hundred real AgentDojo runs."""
 
 from __future__ import annotations
 
 import json
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,16 +38,6 @@ def mixed_inputs(
 
 
 @pytest.fixture(scope="session")
-def dev_runs_subset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first 300 run files of the AgentDojo dev runs, as an archive of their own."""
-    if not DEV_RUNS.exists():
-        pytest.skip("the AgentDojo dev runs are not on this machine")
-    out = tmp_path_factory.mktemp("dev-runs") / "first-300.tar.gz"
-    with tarfile.open(DEV_RUNS, "r|*") as src, tarfile.open(out, "w:gz") as dst:
-        count = 0
-        for member in src:
-            if count >= 300:
-                break
-            dst.addfile(member, src.extractfile(member) if member.isfile() else None)
-            count += member.isfile() and member.name.endswith(".json")
-    return out
+def dev_runs_subset() -> Path:
+    """The first 200 run files of the AgentDojo dev runs, kept in the repository (tests/data/README.md)."""
+    return DEV_RUNS

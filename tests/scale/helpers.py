@@ -10,7 +10,7 @@ from monitor.models import RecordError, SessionReport
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-DEV_RUNS = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
+DEV_RUNS = ROOT / "tests" / "data" / "agentdojo-sample.tar.gz"
 
 
 def as_data(items: Iterable[SessionReport | RecordError]) -> list[tuple[str, Any]]:
