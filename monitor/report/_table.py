@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import IO
 
 from rich.console import Console
@@ -9,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from monitor.models import Action, AnalysisSummary, Leg, Level, RecordError, SessionReport
-from monitor.report._table_style import LEVEL_STYLE, make_table
+from monitor.report._table_style import ALLOWED_TRIFECTA_STYLE, LEVEL_STYLE, make_table
 
 LEG_LETTER = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "X"}
 CALL_ID_WIDTH = 16
@@ -28,6 +29,22 @@ _COLUMNS = (
     ("session", 0),
 )
 _UNBOUNDED = 100_000  # the console never squeezes a row: long session ids stay whole
+_MIN_SESSION = 24  # columns kept for the session id when the table is fitted to a terminal
+_MIN_RAISED, _MIN_SOURCE = 12, 10  # what the two shrinkable columns keep at the least
+_PADDING = 3  # each column's cell padding and separator
+
+
+def fit_columns(width: int) -> tuple[int, int]:
+    """The widths of the "raised by" and "source" columns in a table ``width`` columns wide: as designed when they
+    fit beside the other columns and a session id of :data:`_MIN_SESSION` characters, else shrunk in proportion
+    (never below a few characters: a very narrow terminal wraps the rest)."""
+    fixed = sum(w + _PADDING for name, w in _COLUMNS if name not in ("raised by", "source", "session"))
+    raised, source = dict(_COLUMNS)["raised by"], dict(_COLUMNS)["source"]
+    room = width - fixed - 2 * _PADDING - _MIN_SESSION
+    if room >= raised + source:
+        return raised, source
+    shrunk = max(_MIN_RAISED, room * raised // (raised + source))
+    return shrunk, max(_MIN_SOURCE, room - shrunk)
 
 
 def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
@@ -62,11 +79,18 @@ class TableWriter:
     """Prints a header, then a row per session as it finishes, then the totals.
 
     By default long call ids and source paths are shortened with a visible ``…``; ``wide`` shows them whole.
+    ``width``: the columns to fit the "raised by" and "source" columns into (by default the terminal's, when
+    ``out`` is one; other output keeps their designed widths, and session ids are never cut).
     """
 
-    def __init__(self, out: IO[str], *, color: bool | None = None, wide: bool = False) -> None:
+    def __init__(
+        self, out: IO[str], *, color: bool | None = None, wide: bool = False, width: int | None = None
+    ) -> None:
         self._wide = wide
         self._shown = 0
+        if width is None and _is_terminal(out):
+            width = shutil.get_terminal_size().columns
+        self._raised_width, self._source_width = fit_columns(width) if width else fit_columns(_UNBOUNDED)
         self._console = Console(
             file=out,
             no_color=color is False,
@@ -79,7 +103,9 @@ class TableWriter:
 
     def _table(self, *cells: Text, show_header: bool = False) -> Table:
         table = make_table(show_header=show_header)
-        for name, width in _COLUMNS:
+        fitted = {"raised by": self._raised_width, "source": self._source_width}
+        for name, designed in _COLUMNS:
+            width = fitted.get(name, designed)
             if width and not (self._wide and name in ("raised by", "source")):
                 table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
             else:
@@ -101,13 +127,13 @@ class TableWriter:
         source = report.source or ""
         self._console.print(
             self._table(
-                Text(report.level.value, style=LEVEL_STYLE[report.level]),
+                Text(report.level.value, style=_level_style(report.level, actions)),
                 Text(format_leg_letters(report.legs)),
                 Text(str(len(report.calls))),
                 Text(str(sum(a.asked_as is Action.CONFIRM for a in actions))),
                 Text(str(actions.count(Action.DENY))),
                 Text(raised_by),
-                Text(source if self._wide else shorten_source(source)),
+                Text(source if self._wide else shorten_source(source, self._source_width)),
                 Text(report.session_id),
             )
         )
@@ -131,3 +157,16 @@ class TableWriter:
                 f"{summary.baseline} alone would have asked before {summary.client_asked} of these calls; "
                 f"the monitor alone before {summary.monitor_asked}; with both, the stricter action was taken."
             )
+
+
+def _is_terminal(out: IO[str]) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _level_style(level: Level, actions: list[Action]) -> str:
+    if level is Level.TRIFECTA and all(action is Action.ALLOW for action in actions):
+        return ALLOWED_TRIFECTA_STYLE
+    return LEVEL_STYLE[level]

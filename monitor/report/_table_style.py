@@ -21,6 +21,9 @@ SEVERITY_STYLE = {
     Severity.HIGH: "bold red",
     Severity.CRITICAL: "bold white on red",
 }
+ALLOWED_TRIFECTA_STYLE = "yellow"
+"""A trifecta session in which nothing was asked or blocked (the user asked for the send): told apart from one the
+monitor stopped, which stays bold red."""
 ACTION_STYLE = {Action.ALLOW: "green", Action.CONFIRM: "yellow", Action.REVIEW: "magenta", Action.DENY: "bold red"}
 HEADER_STYLE = "bold"
 TABLE_BOX = box.SIMPLE_HEAD

@@ -1,10 +1,10 @@
 import io
 
 from monitor import SessionMonitor
-from monitor.models import AnalysisSummary, SessionReport
+from monitor.models import Action, AnalysisSummary, Level, SessionReport
 from monitor.models._legs import Leg
 from monitor.report import TableWriter, format_leg_letters
-from monitor.report._table import shorten_call_id, shorten_source
+from monitor.report._table import fit_columns, shorten_call_id, shorten_source
 
 LONG_CALL_ID = "toolu_01e3nNyjOq9wMxEhh2FDEEtf"
 LONG_SOURCE = "/srv/traces/2026/12/01/team-payments/claude-code/calendar-invite.jsonl"
@@ -77,3 +77,39 @@ def test_the_totals_say_how_many_sessions_were_shown_when_some_were_not() -> Non
     text = _render(report, summary=summary)
     assert "2 sessions (" in text
     assert "1 of 2 sessions shown" in text
+
+
+def test_a_table_fitted_to_a_terminal_width_keeps_every_line_within_it() -> None:
+    assert fit_columns(100_000) == (44, 32)  # output that is no terminal keeps the designed widths
+    report = _report("model/suite/user_task_1", call_id=LONG_CALL_ID, source=LONG_SOURCE)
+    for width in (136, 120, 100):
+        out = io.StringIO()
+        writer = TableWriter(out, color=False, width=width)
+        writer.write_session(report)
+        table = out.getvalue().splitlines()
+        assert all(len(line) <= width for line in table), (width, max(map(len, table)))
+        assert table[2].endswith("model/suite/user_task_1") and "…" in table[2]  # the session id stays whole
+    # Narrower than the columns can shrink: they keep a few characters, and the terminal wraps the rest.
+    assert fit_columns(40) == (12, 10)
+
+
+def test_a_trifecta_session_nothing_was_asked_in_is_not_painted_as_a_stopped_one() -> None:
+    base = _report("s")
+    allowed = base.model_copy(update={"level": Level.TRIFECTA})
+    call = base.calls[0]
+    asked = allowed.model_copy(
+        update={
+            "calls": (
+                call.model_copy(update={"decision": call.decision.model_copy(update={"action": Action.CONFIRM})}),
+            )
+        }
+    )
+
+    def level_cell(report: SessionReport) -> str:
+        out = io.StringIO()
+        TableWriter(out, color=True).write_session(report)
+        row = out.getvalue().splitlines()[2]
+        return row[: row.index("trifecta")]
+
+    assert level_cell(allowed).endswith("\x1b[33m")  # yellow
+    assert level_cell(asked).endswith("\x1b[1;31m")  # bold red
