@@ -78,8 +78,12 @@ def classify_by_default_strict(tool: ToolContext) -> Opinion:
 
 
 def classify_by_default_balanced(tool: ToolContext) -> Opinion:
-    """Layer 4, balanced posture: what layer 2 gives a tool with no hints (U and X), and no P."""
-    prov = Provenance(source=LegSource.DEFAULT, rule="openWorldHint-absent")
+    """Layer 4, balanced posture: what layer 2 gives a tool with no hints (U and X), and no P. The rule names why
+    no hint spoke: none was given (``openWorldHint-absent``), or one that could only lower risk came from a server
+    nobody trusts (``openWorldHint-untrusted``)."""
+    hint = tool.definition.annotations.openWorldHint if tool.definition else None
+    rule = "openWorldHint-untrusted" if hint is False and not tool.trusted else "openWorldHint-absent"
+    prov = Provenance(source=LegSource.DEFAULT, rule=rule)
     opinion: dict[Leg, Provenance | None] = dict.fromkeys(_OPEN_WORLD_LEGS, prov)
     opinion[Leg.PRIVATE_DATA] = None
     return opinion

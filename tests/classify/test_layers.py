@@ -29,6 +29,8 @@ def test_no_annotations_from_untrusted_server_gives_u_and_x() -> None:
 def test_open_world_false_from_untrusted_server_removes_nothing() -> None:
     c = classify({"name": "weather", "annotations": {"openWorldHint": False}})
     assert c.legs == {U, X}
+    # The explanation names the hint that was given and not taken, not a missing one.
+    assert c.provenance[U].rule == c.provenance[X].rule == "openWorldHint-untrusted"
 
 
 def test_open_world_false_from_trusted_server_removes_u_and_x() -> None:
