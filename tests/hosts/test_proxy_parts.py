@@ -190,3 +190,11 @@ def test_the_command_line_stops_at_the_server_command() -> None:
     assert context.params["posture"] == "strict"
     with pytest.raises(click.UsageError):
         proxy_command.make_context("proxy", ["--posture", "strict"])
+
+
+def test_an_allowlist_entry_that_would_sanction_everyone_is_refused_naming_it() -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(proxy_command, ["--allowlist", "*.com", "--", "true"])
+    assert result.exit_code == 2
+    assert "--allowlist" in result.output and "'*.com' is refused: a wildcard" in result.output
