@@ -252,6 +252,11 @@ _SHARED_OBJECTS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def is_recipient_value(arguments: Mapping[str, Any], value: str) -> bool:
+    """Whether ``value`` (normalised) is a destination of ``arguments`` under a destination argument."""
+    return any(d.keyed and normalize_text(d.value) == value for d in extract_destinations(arguments))
+
+
 def is_own_store_write(tool: str) -> bool:
     """Whether a tool's name says it writes one of the user's own things (a file, a note, a calendar event,
     a draft) rather than something others read (an issue, a comment, a post, a message)."""

@@ -18,10 +18,10 @@ from monitor.evidence._actions import (
 from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
     TARGET_KEYS,
-    extract_destinations,
     find_addresses,
     is_allowlisted,
     is_outsider_field,
+    is_recipient_value,
     iter_argument_texts,
     mentions_destination,
     normalize_text,
@@ -485,7 +485,6 @@ class ContentIndex:
         user_target = any(
             key.lower() in TARGET_KEYS and self.typed_by_user(text) for _, key, text in iter_argument_texts(arguments)
         ) and asks_for_action(self.user_text, tool)
-        recipients = {normalize_text(d.value) for d in extract_destinations(arguments) if d.keyed}
         for _, _, text in iter_argument_texts(arguments):
             value = normalize_text(text)
             if not value or self.typed_by_user(value):
@@ -501,8 +500,8 @@ class ContentIndex:
                     and not self._made_of_own_parts(value, found)
                 ):
                     # A place never chooses who gets money; a payment's other values (the bill's reference) it may.
-                    delegating = value in recipients or not says_it_moves_money(tool)
-                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=delegating):
+                    detail = says_it_moves_money(tool) and not is_recipient_value(arguments, value)
+                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=not detail):
                         continue
                     # The user handed over what a person they named wrote ("complete the tasks Dana sent me").
                     if delegates_everything(self.user_text) and is_said_by_named_sender(self, value):

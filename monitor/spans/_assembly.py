@@ -110,50 +110,16 @@ def assemble_trace(
     prefix of a tool name, ``server.address``, else :data:`UNKNOWN_SERVER`, with a :class:`MonitorWarning`
     (once per process) that names the attributes to set.
     """
-    parent_of = _parent_lookup(spans, known)
     sessions = _resolve_sessions(trace_id, spans, known)
     depths = _depths(spans)
     order = {span_id: i for i, span_id in enumerate(spans)}
-    tool_ids = [span_id for span_id, facts in spans.items() if facts.tool is not None]
-    union = {span_id: span_id for span_id in tool_ids}
-
-    def find(span_id: str) -> str:
-        while union[span_id] != span_id:
-            union[span_id] = union[union[span_id]]
-            span_id = union[span_id]
-        return span_id
-
-    emitted_elsewhere: dict[str, str | None] = {}  # span id -> the call id it duplicates, already emitted
-    by_call_id: dict[str, str] = {}
-    for span_id in tool_ids:
-        tool = spans[span_id].tool
-        assert tool is not None
-        ancestor = _nearest_tool_ancestor(span_id, spans, known, parent_of)
-        if isinstance(ancestor, str):
-            other = spans[ancestor].tool
-            assert other is not None
-            if _same_call(tool, other.tool, other.call_id):
-                union[find(span_id)] = find(ancestor)
-        elif isinstance(ancestor, SpanLink) and _same_call(tool, ancestor.tool, ancestor.call_id):
-            emitted_elsewhere[span_id] = ancestor.call_id
-        if tool.call_id is not None:
-            first = by_call_id.setdefault(tool.call_id, span_id)
-            if first != span_id and find(first) != find(span_id):
-                a, b = find(first), find(span_id)
-                # Keep the outer span as the group's representative.
-                if (depths[b], order[b]) < (depths[a], order[a]):
-                    a, b = b, a
-                union[b] = a
-
-    groups: dict[str, list[str]] = {}
-    for span_id in tool_ids:
-        groups.setdefault(find(span_id), []).append(span_id)
+    groups, emitted_elsewhere = _group_tool_spans(spans, known, depths, order)
 
     links: dict[str, SpanLink] = {}
     calls: list[MergedCall] = []
     items: list[TraceItem] = []
     seq = 0
-    for members in groups.values():
+    for members in groups:
         members.sort(key=lambda s: (depths[s], spans[s].start_ns or 0, order[s]))
         call = _merge(members, spans, sessions)
         duplicates = [m for m in members if m in emitted_elsewhere]
@@ -182,6 +148,51 @@ def assemble_trace(
             seq += 1
     items.sort(key=lambda item: (item.time_ns, item.rank, item.seq))
     return TraceAssembly(items=items, links=links, calls=calls)
+
+
+def _group_tool_spans(
+    spans: Mapping[str, SpanFacts],
+    known: Callable[[str], SpanLink | None],
+    depths: Mapping[str, int],
+    order: Mapping[str, int],
+) -> tuple[list[list[str]], dict[str, str | None]]:
+    """The tool spans of a trace grouped into calls (see :func:`assemble_trace`), and the spans that duplicate a
+    call already emitted (span id -> that call's id)."""
+    parent_of = _parent_lookup(spans, known)
+    tool_ids = [span_id for span_id, facts in spans.items() if facts.tool is not None]
+    union = {span_id: span_id for span_id in tool_ids}
+
+    def find(span_id: str) -> str:
+        while union[span_id] != span_id:
+            union[span_id] = union[union[span_id]]
+            span_id = union[span_id]
+        return span_id
+
+    emitted_elsewhere: dict[str, str | None] = {}
+    by_call_id: dict[str, str] = {}
+    for span_id in tool_ids:
+        tool = spans[span_id].tool
+        assert tool is not None
+        ancestor = _nearest_tool_ancestor(span_id, spans, known, parent_of)
+        if isinstance(ancestor, str):
+            other = spans[ancestor].tool
+            assert other is not None
+            if _same_call(tool, other.tool, other.call_id):
+                union[find(span_id)] = find(ancestor)
+        elif isinstance(ancestor, SpanLink) and _same_call(tool, ancestor.tool, ancestor.call_id):
+            emitted_elsewhere[span_id] = ancestor.call_id
+        if tool.call_id is not None:
+            first = by_call_id.setdefault(tool.call_id, span_id)
+            if first != span_id and find(first) != find(span_id):
+                a, b = find(first), find(span_id)
+                # Keep the outer span as the group's representative.
+                if (depths[b], order[b]) < (depths[a], order[a]):
+                    a, b = b, a
+                union[b] = a
+    groups: dict[str, list[str]] = {}
+    for span_id in tool_ids:
+        groups.setdefault(find(span_id), []).append(span_id)
+    return list(groups.values()), emitted_elsewhere
 
 
 def _same_call(tool: ToolFacts, other_tool: str | None, other_call_id: str | None) -> bool:
