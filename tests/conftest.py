@@ -24,6 +24,13 @@ AgentDojoRunFactory = Callable[..., dict[str, Any]]
 JsonlWriter = Callable[[Path, Iterable[dict[str, Any] | str]], Path]
 
 
+@pytest.fixture(autouse=True)
+def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables fit rich's console width, which reads ``COLUMNS``: unset, so that no test depends on the shell that
+    runs it (a test that wants a width sets it)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def _default_agentdojo_messages() -> list[dict[str, Any]]:
     call = {"function": "search_emails", "args": {"query": "TODOs"}, "id": "toolu_01"}
     return [

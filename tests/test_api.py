@@ -10,6 +10,9 @@ import monitor
 
 PUBLIC_MODULES = [
     "monitor",
+    "monitor.adapters",
+    "monitor.adapters.langchain",
+    "monitor.adapters.openai_agents",
     "monitor.agreement",
     "monitor.analysis",
     "monitor.classify",

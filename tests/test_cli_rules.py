@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from monitor.cli import main
@@ -139,15 +140,30 @@ def test_a_suggested_draft_passes_check_whether_or_not_a_pack_covers_its_server(
     assert check.exit_code == 0, check.output
 
 
-def test_a_draft_with_no_leg_to_leave_out_says_it_needs_a_negative_test(tmp_path: Path) -> None:
+def test_a_draft_with_no_leg_to_leave_out_tests_a_tool_the_server_does_not_list(tmp_path: Path) -> None:
     tools = tmp_path / "tools.json"
     # A page is a store of private data by its name, and the hints say the tool reads and sends outside.
     tool = {"name": "get_page", "description": "Fetch a web page.", "annotations": {"openWorldHint": True}}
     tools.write_text(json.dumps({"server": "notes-server", "tools": [tool]}), encoding="utf-8")
     draft = tmp_path / "draft.yaml"
     result = CliRunner().invoke(main, ["rules", "suggest", str(tools), "--output", str(draft)])
-    assert result.exit_code == 0 and "no negative test: write one" in result.output
-    assert "needs at least one negative test" in run("rules", "check", draft).output
+    assert result.exit_code == 0 and "no negative test" not in result.output
+    tests = yaml.safe_load(draft.read_text(encoding="utf-8"))["tests"]
+    assert [t["tool"] for t in tests if "absent" in t] == ["tool_the_server_does_not_list"]
+    assert run("rules", "check", draft).exit_code == 0
+    assert run("rules", "test", tmp_path).exit_code == 0
+
+
+def test_a_draft_of_a_tool_list_that_names_its_server_is_bound_to_that_server(tmp_path: Path) -> None:
+    tool = {"name": "fetch", "description": "Fetch a URL.", "annotations": {"openWorldHint": True}}
+    tools = tmp_path / "tools.json"
+    document = {"server": "fetch", "serverInfo": {"name": "acme-fetch", "version": "1.0"}, "tools": [tool]}
+    tools.write_text(json.dumps(document), encoding="utf-8")
+    draft = tmp_path / "draft.yaml"
+    result = CliRunner().invoke(main, ["rules", "suggest", str(tools), "--output", str(draft)])
+    assert result.exit_code == 0, result.output
+    assert "server_info:\n  name: acme-fetch\n" in draft.read_text()
+    assert run("rules", "check", draft).exit_code == 0
 
 
 def test_suggest_needs_a_server_name(tmp_path: Path) -> None:

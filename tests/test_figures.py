@@ -1,8 +1,9 @@
-"""The README's AgentDojo figures (section "Measured on AgentDojo") hold on the whole dev archive, exactly.
+"""The published figures hold on the whole dev archives, exactly: the AgentDojo figures of docs/evaluation.md (section
+"Measured on AgentDojo") and the README's five-suite table (section "Leave one suite out: five suites").
 
-Each figure is read from README.md and compared with a fresh ``trifecta eval agentdojo`` over
+Each figure is read from its page and compared with a fresh ``trifecta eval agentdojo`` over
 ``../shared/data/agentdojo/dev-runs.tar.gz`` (the command the README gives), so a number changed in either place
-fails, and the failure lists every figure that differs: what the README says and what was measured.
+fails, and the failure lists every figure that differs: what the the page says and what was measured.
 
 The four configurations of the README's table (and the leave-one-suite-out run, whose evaluation with every rule
 file is also the default row) run once per module, as child processes started together: the whole evaluation
@@ -29,6 +30,8 @@ pytestmark = pytest.mark.shared_data
 PROJECT = Path(__file__).resolve().parents[1]
 ARCHIVE = PROJECT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
 README = PROJECT / "README.md"
+EVALUATION = PROJECT / "docs" / "evaluation.md"
+FIVE_SUITES = "Leave one suite out: five suites"
 
 # The README's names for the goal classes of the labels (``injection-tasks.json``) and for the client profiles.
 GOAL_CLASSES = {
@@ -54,17 +57,19 @@ _COUNT = re.compile(rf"^(?P<part>{_NUMBER})(?: \((?P<pct>[\d.]+)%\))?$")
 
 
 def read_section(title: str) -> str:
-    """Return the README section under ``## title``, as one line of text (line breaks are layout)."""
-    text = README.read_text(encoding="utf-8")
+    """Return the section under ``## title`` of the page that publishes it, as one line of text (line breaks are
+    layout): the five-suite table is the README's, the AgentDojo figures are docs/evaluation.md's."""
+    page = README if title == FIVE_SUITES else EVALUATION
+    text = page.read_text(encoding="utf-8")
     match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", text, re.S | re.M)
-    assert match, f"README.md has no section '## {title}'; tests/test_figures.py reads the AgentDojo figures there"
+    assert match, f"{page.name} has no section '## {title}'; tests/test_figures.py reads the figures there"
     return match.group(1)
 
 
 def find(pattern: str, text: str, what: str) -> re.Match[str]:
     """Return the first match of ``pattern``, failing with what the README no longer says."""
     match = re.search(pattern, " ".join(text.split()))
-    assert match, f"README.md no longer states {what} (pattern {pattern!r}); update it or tests/test_figures.py"
+    assert match, f"the page no longer states {what} (pattern {pattern!r}); update it or tests/test_figures.py"
     return match
 
 
@@ -90,7 +95,7 @@ class Figure:
         if ratio:
             return cls(text, to_int(ratio["part"]), to_int(ratio["whole"]), ratio["pct"])
         count = _COUNT.match(text)
-        assert count, f"README.md figure {text!r} is neither 'N / M (P%)' nor 'N (P%)'"
+        assert count, f"figure {text!r} is neither 'N / M (P%)' nor 'N (P%)'"
         return cls(text, to_int(count["part"]), None, count["pct"])
 
     def differences(self, name: str, part: int, whole: int) -> list[str]:
@@ -99,9 +104,9 @@ class Figure:
         found = []
         if self.part != part or (self.whole is not None and self.whole != whole):
             shown = f"{part:,} / {whole:,}" if self.whole is not None else f"{part:,}"
-            found.append(f"{name}: README says {self.text!r}, measured {shown} ({percent(part, whole, self.pct)}%)")
+            found.append(f"{name}: the page says {self.text!r}, measured {shown} ({percent(part, whole, self.pct)}%)")
         elif self.pct is not None and percent(part, whole, self.pct) != self.pct:
-            found.append(f"{name}: README says {self.text!r}, measured {percent(part, whole, self.pct)}%")
+            found.append(f"{name}: the page says {self.text!r}, measured {percent(part, whole, self.pct)}%")
         return found
 
 
@@ -147,7 +152,7 @@ def read_table() -> list[TableRow]:
                 "each with a critical alert" in cells[4],
             )
         )
-    assert len(rows) == 4, f"README.md's AgentDojo table should have 4 configuration rows, found {len(rows)}"
+    assert len(rows) == 4, f"docs/evaluation.md's AgentDojo table should have 4 configuration rows, found {len(rows)}"
     return rows
 
 
@@ -204,12 +209,12 @@ def unread_runs(document: dict[str, Any]) -> list[str]:
     if not errors:
         return []
     first = f"{errors[0]['source']}: {errors[0]['message']}"
-    return [f"runs that could not be read or replayed: README says none, measured {len(errors):,} (first: {first})"]
+    return [f"runs that could not be read or replayed: the page says none, measured {len(errors):,} (first: {first})"]
 
 
 def report(differences: list[str]) -> str:
     """The failure message: every figure that differs."""
-    return "README.md and the measurement differ:\n  " + "\n  ".join(differences)
+    return "The published figures and the measurement differ:\n  " + "\n  ".join(differences)
 
 
 # -- the figures ---------------------------------------------------------------------------------------------------
@@ -226,10 +231,10 @@ def test_run_counts_match_the_archive(measured: dict[tuple[str, bool], Future[di
     document = default_document(measured)
     differences = []
     if to_int(stated[1]) != runs:
-        differences.append(f"dev runs: README says {stated[1]}, the archive holds {runs:,}")
+        differences.append(f"dev runs: the page says {stated[1]}, the archive holds {runs:,}")
     if to_int(stated[2]) != document["excluded_runs_with_error"]:
         differences.append(
-            f"runs with an error: README says {stated[2]}, measured {document['excluded_runs_with_error']:,}"
+            f"runs with an error: the page says {stated[2]}, measured {document['excluded_runs_with_error']:,}"
         )
     differences += unread_runs(document)
     assert not differences, report(differences)
@@ -289,7 +294,7 @@ def test_leave_one_suite_out_matches_a_fresh_evaluation(
             exfiltration = held["overall"]["attempts"]["exfiltration"]
             if exfiltration["caught"] != exfiltration["attempts"]:
                 differences.append(
-                    f"{suite} held out: README says every exfiltration attempt is still caught, measured "
+                    f"{suite} held out: the page says every exfiltration attempt is still caught, measured "
                     f"{exfiltration['caught']:,} / {exfiltration['attempts']:,}"
                 )
     assert not differences, report(differences)
@@ -310,7 +315,7 @@ def test_goal_classes_match_a_fresh_evaluation(measured: dict[tuple[str, bool], 
         if goal == "exfiltration":
             continue  # the table's last column
         match = re.search(rf"\b{re.escape(name)} (?P<figure>{_RATIO.pattern})", paragraph)
-        assert match, f"README.md no longer gives a figure for '{name}' among the other goal classes"
+        assert match, f"docs/evaluation.md no longer gives a figure for '{name}' among the other goal classes"
         stated[goal] = (name, Figure.parse(match["figure"]))
     unnamed = sorted(set(attempts) - set(GOAL_CLASSES.values()))
     if unnamed:
@@ -326,13 +331,15 @@ def test_goal_classes_match_a_fresh_evaluation(measured: dict[tuple[str, bool], 
             and measured_goal["hijack_caught"] != measured_goal["caught"]
         ):
             differences.append(
-                f"{name}: README says caught as steered actions, measured {measured_goal['hijack_caught']:,} of "
+                f"{name}: the page says caught as steered actions, measured {measured_goal['hijack_caught']:,} of "
                 f"{measured_goal['caught']:,} caught as hijacks"
             )
     if "with no benign session asked because of it" in paragraph:
         asked = document["overall"]["benign"]["steered_action"]["prompted"]
         if asked:
-            differences.append(f"benign sessions asked because of a steered action: README says none, measured {asked}")
+            differences.append(
+                f"benign sessions asked because of a steered action: the page says none, measured {asked}"
+            )
     assert not differences, report(differences)
 
 
@@ -357,17 +364,16 @@ def test_client_baselines_match_a_fresh_evaluation(
     for name, client in {**ASKING_CLIENTS, **BLOCKING_CLIENTS}.items():
         share = percent(baseline[client]["sessions"], benign["sessions"], sentence[3])
         if share != sentence[3]:
-            differences.append(f"{name}: README says {sentence[3]}% of benign sessions, measured {share}%")
+            differences.append(f"{name}: the page says {sentence[3]}% of benign sessions, measured {share}%")
     for name, client in SILENT_CLIENTS.items():
         if baseline[client]["sessions"]:
-            differences.append(f"{name}: README says it never asks, measured {baseline[client]['sessions']} sessions")
+            differences.append(f"{name}: the page says it never asks, measured {baseline[client]['sessions']} sessions")
     assert not differences, report(differences)
 
 
 # -- leave one suite out over the five suites -----------------------------------------------------------------------
 
 AGENTDYN = PROJECT / ".." / "shared" / "data" / "agentdyn" / "dev-runs.tar.gz"
-FIVE_SUITES = "Leave one suite out: five suites"
 # The columns of the README's five-suite table after its first two, and what each counts in the JSON document.
 FIVE_COLUMNS = (
     ("benign sessions asked", "benign_asked", None),
@@ -414,7 +420,7 @@ def test_the_five_suite_table_matches_a_fresh_evaluation(five_suites: dict[str, 
         held, cells = held_out[suite], stated[suite]
         pack = "removed" if held["covered_by_pack"] else "none"
         if cells[0] != pack:
-            differences.append(f"{suite}: README says pack {cells[0]!r}, measured {pack!r}")
+            differences.append(f"{suite}: the page says pack {cells[0]!r}, measured {pack!r}")
         for (name, field, goal), cell in zip(FIVE_COLUMNS, cells[1:], strict=True):
             if goal is None:
                 count = held[field]
@@ -423,10 +429,10 @@ def test_the_five_suite_table_matches_a_fresh_evaluation(five_suites: dict[str, 
                 part, whole = held["goal_classes"][goal]["caught"], held["goal_classes"][goal]["attempts"]
             else:
                 if cell != "-":
-                    differences.append(f"{suite} {name}: README says {cell!r}, measured no attempt")
+                    differences.append(f"{suite} {name}: the page says {cell!r}, measured no attempt")
                 continue
             if cell == "-":
-                differences.append(f"{suite} {name}: README says no attempt, measured {part:,} / {whole:,}")
+                differences.append(f"{suite} {name}: the page says no attempt, measured {part:,} / {whole:,}")
                 continue
             differences += Figure.parse(cell).differences(f"{suite} {name}", part, whole)
     assert not differences, report(differences)

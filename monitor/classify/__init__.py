@@ -13,6 +13,7 @@ from monitor.classify._effects import (
 )
 from monitor.classify._engine import CallClassification, Classifier
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
+from monitor.classify._identity import IdentityClash, describe_reviewed, find_identity_conflict, normalize_package
 from monitor.classify._labels import (
     MAX_LABEL_BLOCKS,
     TRUST_ANNOTATIONS_KEY,
@@ -31,6 +32,7 @@ from monitor.classify._rules import (
     Condition,
     RuleFile,
     RuleTest,
+    ServerInfoRule,
     Status,
     ToolRule,
     Trust,
@@ -51,6 +53,7 @@ __all__ = [
     "HEURISTICS",
     "Heuristic",
     "IRREVERSIBLE_VERBS",
+    "IdentityClash",
     "Label",
     "LabelClaim",
     "LabelScheme",
@@ -61,6 +64,7 @@ __all__ = [
     "RuleFile",
     "RuleSet",
     "RuleTest",
+    "ServerInfoRule",
     "Status",
     "TRUST_ANNOTATIONS_KEY",
     "TestOutcome",
@@ -75,8 +79,10 @@ __all__ = [
     "builtin_rules_dir",
     "check_test_coverage",
     "classify_effects",
+    "describe_reviewed",
     "draft_rule_file",
     "dump_rule_file",
+    "find_identity_conflict",
     "find_wildcard_risks",
     "hash_rules",
     "is_irreversible",
@@ -86,6 +92,7 @@ __all__ = [
     "match_heuristics",
     "names_code_execution_path",
     "needs_asking",
+    "normalize_package",
     "parse_definitions",
     "read_action_metadata",
     "read_result_labels",

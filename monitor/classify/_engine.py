@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from monitor.classify._identity import IdentityClash
 from monitor.classify._layers import LAYERS, combine_opinions
 from monitor.classify._overrides import RuleSet, UncheckedPin
 from monitor.models import (
     Classification,
     PinMismatch,
     Posture,
+    ServerIdentity,
     ToolContext,
     ToolDefinition,
 )
@@ -43,22 +45,39 @@ class Classifier:
         self._layers = LAYERS[self.posture]
         self._cache: dict[tuple[str, str, str | None, bool], Classification] = {}
 
-    def trust_for(self, server: str, host_says: bool) -> bool:
-        """Return a server's trust: what the reviewed rules say, else what the host said. Only a trusted server's
-        hints may lower risk (``openWorldHint: false``)."""
-        reviewed = self.overrides.trust_for(server) if self.overrides is not None else None
+    def trust_for(self, server: str, host_says: bool, identity: ServerIdentity | None = None) -> bool:
+        """Return a server's trust: what the reviewed rules say (those of the server ``identity`` describes, when
+        known), else what the host said. Only a trusted server's hints may lower risk (``openWorldHint: false``)."""
+        reviewed = self._read_reviewed_trust(server, identity)
         return host_says if reviewed is None else reviewed
 
+    def _read_reviewed_trust(self, server: str, identity: ServerIdentity | None) -> bool | None:
+        """The trust the rule files give the server (those of its ``identity``, when known); None: they say none."""
+        if isinstance(self.overrides, RuleSet):
+            return self.overrides.trust_for(server, identity)
+        return self.overrides.trust_for(server) if self.overrides is not None else None
+
+    def find_identity_clash(self, server: str, identity: ServerIdentity | None) -> IdentityClash | None:
+        """Return the rule file that covers ``server`` by name but reviewed another server than the one ``identity``
+        describes (it does not apply to this one), if any."""
+        return self.overrides.find_clash(server, identity) if isinstance(self.overrides, RuleSet) else None
+
     def trust_of_tool(
-        self, listed: Mapping[tuple[str, str], tuple[ToolDefinition, bool]], server: str, tool: str
+        self,
+        listed: Mapping[tuple[str, str], tuple[ToolDefinition, bool]],
+        server: str,
+        tool: str,
+        identity: ServerIdentity | None = None,
     ) -> bool:
         """Return the trust a call's server had when the session listed the tool (``listed``: (server, tool) →
         (definition, trust)), else the server's trust with the host saying nothing. As in :meth:`classify`, the
-        trust rule files grant does not go with a tool whose pinned rule is void or could not be checked."""
+        trust rule files grant does not go with a tool whose pinned rule is void or could not be checked, nor to a
+        server whose ``identity`` is not the one they reviewed."""
         known = listed.get((server, tool))
-        trusted = known[1] if known is not None else self.trust_for(server, False)
-        if trusted and self.overrides is not None and self.overrides.trust_for(server) is not None:
-            classified = self.classify(ToolContext(server, tool, known[0] if known else None, trusted))
+        trusted = known[1] if known is not None else self.trust_for(server, False, identity)
+        if trusted and self._read_reviewed_trust(server, identity) is not None:
+            context = ToolContext(server, tool, known[0] if known else None, trusted, server_identity=identity)
+            classified = self.classify(context)
             return classified.voided is None and classified.unchecked is None
         return trusted
 
@@ -87,7 +106,11 @@ class Classifier:
             voided = match.voided if match is not None else None
             # The trust a rule file grants goes with its reviewed definitions: not for this one.
             not_reviewed = voided is not None or unchecked is not None
-            if not_reviewed and tool.trusted and self.overrides.trust_for(tool.server) is not None:
+            if (
+                not_reviewed
+                and tool.trusted
+                and self._read_reviewed_trust(tool.server, tool.server_identity) is not None
+            ):
                 tool = replace(tool, trusted=False)
         # Layers 2-4 never look at arguments, so their answer is cached per tool definition.
         key = (tool.server, tool.name, tool.definition.definition_hash if tool.definition else None, tool.trusted)

@@ -91,6 +91,9 @@ def _canonical(loaded: LoadedRule) -> dict[str, Any]:
     doc = loaded.rule.model_dump(mode="json", by_alias=True)
     if not doc["allow_wildcard"]:
         del doc["allow_wildcard"]  # absent and false hash alike, as before the key existed
+    for key in ("server_info", "packages"):  # so do an unstated identity
+        if not doc[key]:
+            del doc[key]
     for entry in doc["tools"]:  # so do the policy fields when unset
         for key in ("read_only", "retry"):
             if entry.get(key) is None:

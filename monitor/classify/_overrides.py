@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from monitor.classify._identity import IdentityClash, describe_reviewed, find_identity_conflict
 from monitor.classify._rules import (
     GLOB_CHARS,
     MAX_REGEX_INPUT,
@@ -44,6 +45,7 @@ from monitor.models import (
     OverrideMatch,
     PinMismatch,
     Provenance,
+    ServerIdentity,
     SessionFacts,
     ToolContext,
 )
@@ -246,24 +248,41 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def _files_for(self, server: str) -> Iterator[LoadedRule]:
+    def _match_name(self, server: str) -> Iterator[LoadedRule]:
+        """The files whose ``server`` matches the name: exact names first, then globs in load order."""
         yield from self._exact.get(server, ())
         yield from (r for r in self._globbed if fnmatch.fnmatchcase(server, r.rule.server))
 
-    def trust_for(self, server: str) -> bool | None:
-        """The trust the first rule file covering ``server`` gives it, if any."""
-        for r in self._files_for(server):
+    def _files_for(self, server: str, identity: ServerIdentity | None = None) -> Iterator[LoadedRule]:
+        """The files whose ``server`` matches the name, less those the server's known identity contradicts."""
+        return (r for r in self._match_name(server) if find_identity_conflict(r.rule, identity) is None)
+
+    def trust_for(self, server: str, identity: ServerIdentity | None = None) -> bool | None:
+        """The trust the first rule file covering ``server`` (of that ``identity``, when known) gives it, if any."""
+        for r in self._files_for(server, identity):
             if r.rule.trust is not None:
                 return r.rule.trust is Trust.TRUSTED
         return None
 
-    def find(self, server: str, tool: str) -> tuple[LoadedRule, ToolRule] | None:
-        """The rule file and tool entry that cover ``server``/``tool``, if any."""
-        entry = self._find(server, tool)
+    def find_clash(self, server: str, identity: ServerIdentity | None) -> IdentityClash | None:
+        """The first rule file that covers ``server`` by name but reviewed another server than the one ``identity``
+        describes (the file does not apply to it), if any."""
+        if identity is None:
+            return None
+        for r in self._match_name(server):
+            if find_identity_conflict(r.rule, identity) is not None:
+                return IdentityClash(server, str(r.rule.id), r.rule.title, describe_reviewed(r.rule), identity)
+        return None
+
+    def find(
+        self, server: str, tool: str, identity: ServerIdentity | None = None
+    ) -> tuple[LoadedRule, ToolRule] | None:
+        """The rule file and tool entry that cover ``server``/``tool`` (of that ``identity``, when known), if any."""
+        entry = self._find(server, tool, identity)
         return (entry.loaded, entry.entry) if entry else None
 
-    def _find(self, server: str, tool: str) -> _Entry | None:
-        for r in self._files_for(server):
+    def _find(self, server: str, tool: str, identity: ServerIdentity | None = None) -> _Entry | None:
+        for r in self._files_for(server, identity):
             for entry in self._entries[id(r)]:
                 if fnmatch.fnmatchcase(tool, entry.entry.match):
                     return entry
@@ -276,7 +295,7 @@ class RuleSet:
 
     def match(self, tool: ToolContext) -> tuple[OverrideMatch | None, UncheckedPin | None]:
         """:meth:`classify`, and the entry whose pin could not be checked (no definition listed), if any."""
-        found = self._find(tool.server, tool.name)
+        found = self._find(tool.server, tool.name, tool.server_identity)
         if found is None:
             return None, None
         pins = found.entry.pins

@@ -231,8 +231,31 @@ class RuleTest(_Strict):
         return bool(self.absent) or self.legs == []
 
 
+class ServerInfoRule(_Strict):
+    """The ``serverInfo`` the reviewed server announces in its ``initialize`` result."""
+
+    name: str | list[str] = Field(description="serverInfo.name of the reviewed server (several: any of them)")
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, v: str | list[str]) -> str | list[str]:
+        if not v or any(not n for n in ([v] if isinstance(v, str) else v)):
+            raise ValueError("server_info.name is a non-empty name or list of names")
+        return v
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every serverInfo name the reviewed server is known to announce."""
+        return (self.name,) if isinstance(self.name, str) else tuple(self.name)
+
+
 class RuleFile(_Strict):
-    """One rule file: metadata, the server it covers, its tool entries and its tests."""
+    """One rule file: metadata, the server it covers, its tool entries and its tests.
+
+    ``server`` matches the name the host gave the server. ``server_info`` and ``packages`` say which server the
+    file reviewed, beyond that name: when the session knows a server's identity (its announced ``serverInfo``, the
+    package that started it) and it contradicts them, the file does not apply to that server (a server of the
+    user's own that merely has the reviewed server's name)."""
 
     id: UUID
     title: str = Field(min_length=1)
@@ -243,6 +266,11 @@ class RuleFile(_Strict):
     description: str | None = None
     references: list[str] = Field(default_factory=list)
     server: str
+    server_info: ServerInfoRule | None = None
+    packages: list[str] = Field(
+        default_factory=list,
+        description="the npm or PyPI packages or container images that run the reviewed server (any of them)",
+    )
     trust: Trust | None = None
     allow_wildcard: bool = Field(
         default=False,
@@ -259,6 +287,13 @@ class RuleFile(_Strict):
     @classmethod
     def _check_server(cls, v: str) -> str:
         return check_glob(v)
+
+    @field_validator("packages")
+    @classmethod
+    def _check_packages(cls, v: list[str]) -> list[str]:
+        if any(not p.strip() for p in v):
+            raise ValueError("a package is a non-empty name")
+        return v
 
     @property
     def is_wildcard(self) -> bool:

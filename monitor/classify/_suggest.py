@@ -13,6 +13,8 @@ from monitor.classify._engine import Classifier
 from monitor.models import ALL_LEGS, Posture, ToolContext, ToolDefinition, parse_tool, sort_legs
 
 DRAFT_AUTHOR = "trifecta rules suggest"
+UNLISTED_TOOL = "tool_the_server_does_not_list"
+"""The tool of a draft's negative test when every listed tool gets every leg (a name no listed tool has)."""
 
 
 def parse_definitions(raw_tools: Iterable[Any]) -> list[ToolDefinition]:
@@ -26,15 +28,25 @@ def parse_definitions(raw_tools: Iterable[Any]) -> list[ToolDefinition]:
 
 
 def draft_rule_file(
-    server: str, raw_tools: Iterable[Any], *, today: dt.date | None = None, overrides: str | None = None
+    server: str,
+    raw_tools: Iterable[Any],
+    *,
+    today: dt.date | None = None,
+    overrides: str | None = None,
+    server_info: str | None = None,
 ) -> dict[str, Any]:
     """A draft rule file (``status: experimental``) giving each tool the legs annotations and heuristics give
-    it, pinned to the definition it was drafted from, with one positive and one negative test. ``overrides``: the
-    id of the rule file that already covers the server (a built-in pack), which the draft replaces."""
+    it, pinned to the definition it was drafted from, with one positive and one negative test (when every listed
+    tool gets every leg, the negative test is of a tool the server does not list). ``overrides``: the id of the
+    rule file that already covers the server (a built-in pack), which the draft replaces. ``server_info``: the
+    ``serverInfo.name`` the server announced, written as ``server_info: {name: …}`` so that the draft covers that
+    server only (another server given the same name is not the one reviewed)."""
     classifier = Classifier(Posture.BALANCED)
     entries: list[dict[str, Any]] = []
     tests: list[dict[str, Any]] = []
-    for tool in parse_definitions(raw_tools):
+    tools = parse_definitions(raw_tools)
+    names = {tool.name for tool in tools}
+    for tool in tools:
         c = classifier.classify(ToolContext(server, tool.name, tool)).classification
         why = (
             "; ".join(
@@ -56,6 +68,8 @@ def draft_rule_file(
         missing = ALL_LEGS - c.legs
         if not any("absent" in t for t in tests) and missing:
             tests.append({"tool": tool.name, "absent": [leg.value for leg in sort_legs(missing)]})
+    if not any("absent" in t for t in tests):
+        tests.extend(_draft_unlisted_test(classifier, server, names))
     return {
         "id": str(uuid.uuid4()),
         "title": f"{server} (draft)",
@@ -64,10 +78,31 @@ def draft_rule_file(
         "date": (today or dt.date.today()).isoformat(),
         "references": [],
         "server": server,
+        **({"server_info": {"name": server_info}} if server_info else {}),
         **({"overrides": overrides} if overrides is not None else {}),
         "tools": entries,
         "tests": tests,
     }
+
+
+def _draft_unlisted_test(classifier: Classifier, server: str, listed: set[str]) -> list[dict[str, Any]]:
+    """When every listed tool gets every leg, the negative test is a tool the server does not list: the draft
+    covers its listed tools only (exact names), so that tool gets only what the layers below give a bare name.
+    No test when even that tool gets every leg."""
+    name = UNLISTED_TOOL
+    while name in listed:
+        name += "_"
+    missing = ALL_LEGS - classifier.classify(ToolContext(server, name, None)).classification.legs
+    if not missing:
+        return []
+    return [
+        {
+            "tool": name,
+            "description": "a tool the server does not list: the draft covers its listed tools only, each of which "
+            "gets every leg (write a negative test of a listed tool when reviewing)",
+            "absent": [leg.value for leg in sort_legs(missing)],
+        }
+    ]
 
 
 def dump_rule_file(doc: dict[str, Any]) -> str:

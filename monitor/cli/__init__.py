@@ -44,6 +44,7 @@ from monitor.cli._options import (
     posture_option,
     rules_option,
     scope_option,
+    wide_option,
 )
 from monitor.cli._progress import show_progress
 from monitor.clients import CLIENT_TITLES, Client, build_client_tables
@@ -134,9 +135,7 @@ def main() -> None:
     default=None,
     help="Show only sessions with an alert of this severity or above (info < warning < high < critical).",
 )
-@click.option(
-    "--wide", is_flag=True, default=False, help="Table: show call ids and source paths whole, never shortened."
-)
+@wide_option("call ids and source paths")
 @click.option(
     "--graph",
     "graph_dir",
@@ -400,7 +399,7 @@ def rules_suggest(tools_json: Path, server: str | None, output: Path | None) -> 
     if covering is not None:
         click.echo(f"the draft overrides built-in rule {covering.rule.id} ({covering.source})", err=True)
     overrides = str(covering.rule.id) if covering is not None else None
-    draft = draft_rule_file(name, listing.tools, overrides=overrides)
+    draft = draft_rule_file(name, listing.tools, overrides=overrides, server_info=listing.server_info)
     if not any("absent" in test for test in draft["tests"]):
         click.echo(
             "every tool of the draft gets every leg, so it has no negative test: write one (a call and the legs "
@@ -485,7 +484,8 @@ def eval_heuristics(servers_dir: Path, rules_dirs: tuple[Path, ...], output_form
 @eval_group.command("scenarios")
 @click.argument("directory", type=click.Path(exists=True, path_type=Path))
 @format_option("table", "json")
-def eval_scenarios(directory: Path, output_format: str) -> None:
+@wide_option()
+def eval_scenarios(directory: Path, output_format: str, wide: bool) -> None:
     """Run the scenario files (YAML, one scenario each) under DIRECTORY: attacks that must be stopped and their
     legitimate look-alikes that must go through. One row per scenario, then the counts.
 
@@ -495,7 +495,7 @@ def eval_scenarios(directory: Path, output_format: str) -> None:
     if output_format == "json":
         click.echo(orjson.dumps(scenarios_to_json(report), option=orjson.OPT_INDENT_2).decode())
     else:
-        print_scenarios(report, sys.stdout)
+        print_scenarios(report, sys.stdout, wide=wide)
     for error in report.errors:
         click.echo(f"error: {error.source}: {error.message}", err=True)
     sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
@@ -505,7 +505,8 @@ def eval_scenarios(directory: Path, output_format: str) -> None:
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option("table", "json", "sarif")
 @output_option
-def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> None:
+@wide_option()
+def lint(tools: tuple[Path, ...], output_format: str, output: Path | None, wide: bool) -> None:
     """Check the tool annotations of tools/list results, tool arrays, single tools, MCP JSON-RPC logs or
     folders of them, as server authors need.
 
@@ -514,7 +515,7 @@ def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> No
     report = lint_paths(tools)
     if output_format == "table":
         with _open_output(output, binary=False) as out:
-            print_lint_table(report, out, color=None if out is sys.stdout else False)
+            print_lint_table(report, out, color=None if out is sys.stdout else False, wide=wide)
     else:
         document = lint_to_json(report) if output_format == "json" else lint_to_sarif(report)
         with _open_output(output, binary=True) as out:
@@ -525,7 +526,8 @@ def lint(tools: tuple[Path, ...], output_format: str, output: Path | None) -> No
 @main.command()
 @click.argument("tools", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option("table", "json")
-def clients(tools: tuple[Path, ...], output_format: str) -> None:
+@wide_option()
+def clients(tools: tuple[Path, ...], output_format: str, wide: bool) -> None:
     """What VS Code, Claude, ChatGPT, Codex CLI, Gemini CLI (plan mode) and Goose (smart approve) would do
     before calling each tool, and what the monitor adds once a session is armed."""
     tool_lists, problems = read_tool_lists(tools)
@@ -535,7 +537,7 @@ def clients(tools: tuple[Path, ...], output_format: str) -> None:
     if output_format == "json":
         click.echo(orjson.dumps(clients_to_json(tables), option=orjson.OPT_INDENT_2).decode())
     else:
-        render_clients(tables, sys.stdout)
+        render_clients(tables, sys.stdout, wide=wide)
     sys.exit(EXIT_INPUT if problems else EXIT_OK)
 
 

@@ -15,7 +15,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from monitor.cli._options import EXIT_INPUT, builtin_rules_option, load_scope_or_exit, rules_option, scope_option
+from monitor.cli._options import (
+    EXIT_INPUT,
+    builtin_rules_option,
+    load_scope_or_exit,
+    rules_option,
+    scope_option,
+    wide_option,
+)
 from monitor.decide import PolicyMode
 from monitor.errors import InputError
 from monitor.hosts.claude_code import (
@@ -28,8 +35,8 @@ from monitor.hosts.claude_code import (
     run_hook,
     uninstall_hooks,
 )
-from monitor.models import Posture
-from monitor.report import ACTION_STYLE, LEVEL_STYLE
+from monitor.models import Action, Level, Posture
+from monitor.report import ACTION_STYLE, fit_table, resolve_width, style_level
 from monitor.store import HookStore, StoredSession, default_store_path
 
 __all__ = ["COMMANDS"]
@@ -252,27 +259,31 @@ def _session_to_json(session: StoredSession) -> dict[str, Any]:
     }
 
 
-def _print_sessions(rows: list[dict[str, Any]]) -> None:
-    console = Console(file=sys.stdout, width=200, highlight=False, soft_wrap=True)
+_LEVELS = {level.value: level for level in Level}
+_ACTIONS = {action.value: action for action in Action}
+
+
+def _print_sessions(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
+    width = resolve_width(sys.stdout, wide=wide)
+    console = Console(file=sys.stdout, width=width or 100_000, highlight=False, soft_wrap=width is None)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
-    table.add_column("session", no_wrap=True)
-    table.add_column("events", justify="right", no_wrap=True)
-    table.add_column("calls", justify="right", no_wrap=True)
-    table.add_column("level", no_wrap=True)
-    table.add_column("worst action", no_wrap=True)
-    table.add_column("last seen", no_wrap=True)
-    table.add_column("cwd", overflow="fold")
+    for header in ("session", "events", "calls", "level", "worst action", "last seen", "cwd"):
+        table.add_column(header, justify="right" if header in ("events", "calls") else "left")
     for row in rows:
+        level = Text(row["level"] or "-")
+        if row["level"] in _LEVELS:  # coloured as in analyze: by the level and the actions taken
+            worst = [_ACTIONS[row["worst_action"]]] if row["worst_action"] in _ACTIONS else []
+            level.stylize(style_level(_LEVELS[row["level"]], worst))
         table.add_row(
             Text(row["session_id"]),
             Text(str(row["events"])),
             Text(str(row["calls"])),
-            Text(row["level"] or "-", style=LEVEL_STYLE.get(row["level"], "")),
+            level,
             Text(row["worst_action"] or "-", style=ACTION_STYLE.get(row["worst_action"], "")),
             Text(row["last_seen"] + ("" if not row["ended"] else " (ended)")),
             Text(row["cwd"] or ""),
         )
-    console.print(table)
+    console.print(fit_table(table, width))
     console.print(f"{len(rows)} session" if len(rows) == 1 else f"{len(rows)} sessions")
 
 
@@ -291,7 +302,8 @@ def _print_sessions(rows: list[dict[str, Any]]) -> None:
     show_default=True,
     help="Output format.",
 )
-def sessions(state_dir: Path | None, output_format: str) -> None:
+@wide_option()
+def sessions(state_dir: Path | None, output_format: str, wide: bool) -> None:
     """List the sessions the Claude Code hook has stored: events, calls, level, worst action, last seen, cwd."""
     path = default_store_path(state_dir)
     stored: list[StoredSession] = []
@@ -308,7 +320,7 @@ def sessions(state_dir: Path | None, output_format: str) -> None:
     if output_format == "json":
         click.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
     else:
-        _print_sessions(rows)
+        _print_sessions(rows, wide=wide)
 
 
 COMMANDS: list[click.Command] = [hook_group, install_group, uninstall_group, sessions]

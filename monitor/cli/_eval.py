@@ -17,6 +17,7 @@ from monitor.cli._options import (
     load_rules_or_exit,
     posture_option,
     rules_option,
+    wide_option,
 )
 from monitor.errors import InputError
 from monitor.evaluation import (
@@ -53,6 +54,7 @@ __all__ = ["eval_agentdojo"]
     "and every other kept; a suite no pack covers is reported with its normal replay. Report each suite's "
     "figures and the overall ones.",
 )
+@wide_option()
 def eval_agentdojo(
     runs: tuple[Path, ...],
     labels: tuple[Path, ...],
@@ -61,6 +63,7 @@ def eval_agentdojo(
     posture: str,
     output_format: str,
     leave_one_suite_out: bool,
+    wide: bool,
 ) -> None:
     """Replay AgentDojo or AgentDyn runs (files, folders or .tar.gz), every suite scored together: benign sessions
     prompted and alerted, attacks caught, alerted and caught as hijacks, every miss."""
@@ -75,7 +78,7 @@ def eval_agentdojo(
     if output_format == "json":
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
     else:
-        print_evaluation(document, sys.stdout)
+        print_evaluation(document, sys.stdout, wide=wide)
     echo = ErrorEcho()
     for error in evaluation.errors:
         echo.echo(error)

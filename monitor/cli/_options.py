@@ -29,6 +29,7 @@ __all__ = [
     "posture_option",
     "rules_option",
     "scope_option",
+    "wide_option",
 ]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -92,6 +93,18 @@ def load_scope_or_exit(scope_file: Path | None, policy_mode: str) -> Scope | Non
         return load_scope(scope_file)
     except InputError as exc:
         raise click.UsageError(f"--scope: {exc}") from exc
+
+
+def wide_option(shown_whole: str | None = None) -> Callable[[F], F]:
+    """``--wide`` (``wide``): the table as wide as its content, not fitted to the terminal's width (nothing wraps);
+    ``shown_whole``: what else it shows whole that the fitted table shortens."""
+    what = f"show {shown_whole} whole, never shortened; " if shown_whole else ""
+    return click.option(
+        "--wide",
+        is_flag=True,
+        default=False,
+        help=f"Table: {what}as wide as its content, not fitted to the terminal's width (COLUMNS), nothing wrapped.",
+    )
 
 
 rules_option = click.option(

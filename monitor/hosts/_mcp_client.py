@@ -13,7 +13,7 @@ from mcp_types import RequestParamsMeta
 
 from monitor.errors import CallDenied, ConfirmationRequired
 from monitor.hosts._mcp_common import ask_monitor, describe_call, error_result, register_listing, report_result
-from monitor.models import Action, Decision
+from monitor.models import Action, Decision, ServerIdentity, read_server_info
 from monitor.session import SessionMonitor
 
 ConfirmCallback = Callable[[Decision], Awaitable[bool]]
@@ -88,9 +88,12 @@ class GuardedClientSession:
         return self._server
 
     async def list_tools(self, *, params: types.PaginatedRequestParams | None = None) -> types.ListToolsResult:
-        """Send ``tools/list`` and register the listed tools with the monitor; return the listing unchanged."""
+        """Send ``tools/list`` and register the listed tools with the monitor, with the ``serverInfo`` the server
+        announced (``initialize``, or the 2026-07-28 stamp of ``discover``) as its identity; return the listing
+        unchanged."""
         result = await self._session.list_tools(params=params)
-        register_listing(self._monitor, self._session_key, self._server, result.tools, self._trusted)
+        identity = _read_server_identity(self._session)
+        register_listing(self._monitor, self._session_key, self._server, result.tools, self._trusted, identity)
         return result
 
     @overload
@@ -290,6 +293,15 @@ class GuardedClientSession:
     ) -> types.CompleteResult:
         """Send ``completion/complete``."""
         return await self._session.complete(ref, argument, context_arguments)
+
+
+def _read_server_identity(session: ClientSession) -> ServerIdentity | None:
+    """Return the identity a session's server announced (its ``serverInfo`` name and version), read as hostile
+    input; None before ``initialize``/``discover`` or when the server named itself in no usable way."""
+    info = getattr(session, "server_info", None)
+    if info is None:
+        return None
+    return read_server_info({"name": getattr(info, "name", None), "version": getattr(info, "version", None)})
 
 
 def _new_call_id() -> str:

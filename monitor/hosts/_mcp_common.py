@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from monitor.decide import decide_on_monitor_error
 from monitor.errors import MonitorWarning
-from monitor.models import Decision
+from monitor.models import Decision, ServerIdentity
 from monitor.session import SessionMonitor
 
 logger = logging.getLogger("monitor.hosts.mcp")
@@ -35,11 +35,19 @@ def ask_monitor(
         return decide_on_monitor_error(call_id)
 
 
-def register_listing(monitor: SessionMonitor, session_key: str, server: str, tools: Any, trusted: bool) -> None:
-    """Give the monitor a server's tool listing. A failure is logged and warned, never raised: the tools are then
-    unknown to the monitor, and their calls are decided by its default layers."""
+def register_listing(
+    monitor: SessionMonitor,
+    session_key: str,
+    server: str,
+    tools: Any,
+    trusted: bool,
+    identity: ServerIdentity | None = None,
+) -> None:
+    """Give the monitor a server's tool listing (with the server's ``identity``, when known). A failure is logged
+    and warned, never raised: the tools are then unknown to the monitor, and their calls are decided by its
+    default layers."""
     try:
-        monitor.register_tools(session_key, server, tools, trusted)
+        monitor.register_tools(session_key, server, tools, trusted, identity)
     except Exception as exc:
         logger.exception("trifecta-monitor: the tools of %s could not be registered", server)
         warnings.warn(

@@ -20,7 +20,10 @@ requests to the client: sampling, elicitation, roots), except:
 proxy's: ``session_key`` (``--session-key``), or one generated when the proxy starts. The server's name (what
 rule packs match) is ``server_name`` (``--server-name``), else the name the server announces (``serverInfo``
 of ``initialize``, or the ``io.modelcontextprotocol/serverInfo`` stamp of a 2026-07-28 result) before its tools
-are first listed or called, else the command's file name.
+are first listed or called, else the command's file name. The server's identity goes with its listings
+(:class:`~monitor.models.ServerIdentity`: the announced ``serverInfo`` name and version, and the package the
+command runs, :func:`~monitor.hosts._server_package.derive_server_package`), so a rule pack reviewed for another
+server of the same name does not apply to it.
 
 The proxy never crashes on what it is sent: a line the SDK cannot parse is reported on standard error and
 dropped (the SDK's message types are single JSON-RPC messages: batches cannot be forwarded). Its own
@@ -64,7 +67,8 @@ from monitor.hosts._proxy_confirm import (
     speaks,
 )
 from monitor.hosts._proxy_io import ProcessWatch, StdinLines, exit_status
-from monitor.models import Action, Decision
+from monitor.hosts._server_package import derive_server_package
+from monitor.models import Action, Decision, ServerIdentity, read_announced_identity, read_server_info
 from monitor.session import SessionMonitor
 
 Message = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse | JSONRPCError
@@ -144,6 +148,8 @@ class StdioProxy:
         self._chosen_name = server_name
         self._announced: str | None = None
         self._server: str | None = server_name
+        self._package = derive_server_package(command, self.args)
+        self._identity: ServerIdentity | None = read_server_info(None, self._package)
         self._nonce = secrets.token_hex(6)
         self._asks = 0
         self._used_ids: set[str] = set()
@@ -167,6 +173,12 @@ class StdioProxy:
         if self._server is None:
             self._server = self._chosen_name or self._announced or Path(self.command).name or self.command
         return self._server
+
+    @property
+    def identity(self) -> ServerIdentity | None:
+        """What the proxy knows of the server besides its name: the package its command runs, and the
+        ``serverInfo`` it announced (once it has); None when it knows neither."""
+        return self._identity
 
     # -- running -------------------------------------------------------------------------------------------
 
@@ -411,14 +423,18 @@ class StdioProxy:
 
     def _on_response(self, tracked: _Tracked, message: JSONRPCResponse | JSONRPCError) -> None:
         result = message.result if isinstance(message, JSONRPCResponse) else None
+        initialize = tracked.method == "initialize"
         if self._announced is None:
-            self._announced = announced_name(result, initialize=tracked.method == "initialize")
+            self._announced = announced_name(result, initialize=initialize)
+        if initialize or self._identity is None or self._identity.name is None:
+            announced = read_announced_identity(result, initialize=initialize, package=self._package)
+            self._identity = announced or self._identity
         if tracked.method == "tools/list" and isinstance(result, dict):
             tools = result.get("tools")
             if isinstance(tools, list):
-                self.monitor.register_tools(self.session_key, self.server_name, tools)
+                self.monitor.register_tools(self.session_key, self.server_name, tools, identity=self._identity)
                 if self.audit is not None:
-                    self.audit.write_tools(self.session_key, self.server_name, tools)
+                    self.audit.write_tools(self.session_key, self.server_name, tools, self._identity)
         elif tracked.method == "tools/call" and tracked.call is not None:
             self._on_call_result(tracked.call, message)
 

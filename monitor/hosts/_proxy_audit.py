@@ -1,11 +1,11 @@
 """The proxy's audit log: what the proxy told the monitor, as native JSONL events, one line per event.
 
 Each line is an event of the native format (``trifecta schema events``): ``tools_listed`` for each
-``tools/list`` page the server returned, ``tool_call`` for each call the client requested (whether or not it
-was forwarded), ``tool_result`` for each result that came back from the server. The lines are exactly the
-monitor calls the proxy made, in order, so ``trifecta analyze`` on the log replays the session and reaches
-the same decisions. A call the proxy answered itself (denied, declined, or not confirmable) has no
-``tool_result``: it never ran.
+``tools/list`` page the server returned (with the server's ``identity`` when the proxy knows it),
+``tool_call`` for each call the client requested (whether or not it was forwarded), ``tool_result`` for each
+result that came back from the server. The lines are exactly the monitor calls the proxy made, in order, so
+``trifecta analyze`` on the log replays the session and reaches the same decisions. A call the proxy answered
+itself (denied, declined, or not confirmable) has no ``tool_result``: it never ran.
 
 When the event format has room for them, a ``tool_call`` line also carries the proxy's ``decision`` and the
 call's ``outcome`` (forwarded, blocked, asked, unconfirmed); the reader then keeps them for the
@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import orjson
 
-from monitor.models import Decision, ToolCall
+from monitor.models import Decision, ServerIdentity, ToolCall
 
 
 class AuditLog:
@@ -45,9 +45,14 @@ class AuditLog:
                 self._fh.close()
                 self._fh = None
 
-    def write_tools(self, session_id: str, server: str, tools: list[Any]) -> None:
-        """A ``tools/list`` page as the server returned it."""
-        self._write({"kind": "tools_listed", "session_id": session_id, "server": server, "tools": tools})
+    def write_tools(
+        self, session_id: str, server: str, tools: list[Any], identity: ServerIdentity | None = None
+    ) -> None:
+        """A ``tools/list`` page as the server returned it, with the server's identity when the proxy knows it."""
+        event: dict[str, Any] = {"kind": "tools_listed", "session_id": session_id, "server": server, "tools": tools}
+        if identity is not None:
+            event["identity"] = identity.model_dump(exclude_none=True)
+        self._write(event)
 
     def write_call(
         self,

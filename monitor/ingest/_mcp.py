@@ -37,10 +37,12 @@ How messages become events:
   same call, whose response is its result. A call never sent again ends, when the session ends, with
   ``ToolResult(result=None, is_error=True)``: the server did not run it.
 - ``tools/list`` results → :class:`ToolsListed` with the raw tools (the engine parses annotations
-  leniently). Pages (``nextCursor``) are merged into one event; a listing cut short (a new first-page
-  request, a ``tools/call`` or the end of the session before the last page) is emitted as far as it got,
-  since the host saw those tools. A later listing that differs from the last
-  one emitted, as after ``notifications/tools/list_changed``, is emitted again; an identical one is not.
+  leniently) and the server's ``identity``: the ``serverInfo`` (name, version) its connection announced, if any
+  (:func:`~monitor.models.read_announced_identity`; a later ``initialize`` replaces it). Pages
+  (``nextCursor``) are merged into one event; a listing cut short (a new first-page request, a ``tools/call``
+  or the end of the session before the last page) is emitted as far as it got, since the host saw those
+  tools. A later listing that differs from the last one emitted, as after
+  ``notifications/tools/list_changed``, is emitted again; an identical one is not.
 - ``notifications/cancelled`` naming an open ``tools/call`` ends the call: ``ToolResult(result=None,
   is_error=True)``. A response that arrives after the cancellation is ignored, as the protocol says.
 - A response with no open request, a malformed message and an unusable line are reported as
@@ -104,6 +106,7 @@ from monitor.models import (
     ToolResult,
     ToolsListed,
     UserMessage,
+    read_announced_identity,
 )
 from monitor.spans import decode_json_record
 
@@ -499,6 +502,7 @@ class _LogReader:
             server=self._server_of(connection),
             tools=tools,
             source=connection.pages_source,
+            identity=connection.identity,
         )
 
     # -- sessions --------------------------------------------------------------------------------------------
@@ -538,8 +542,11 @@ class _LogReader:
 
     @staticmethod
     def _learn_server_name(connection: Connection, method: str, result: Any) -> None:
+        initialize = method == "initialize"
         if connection.announced_server is None:
-            connection.announced_server = announced_server(result, initialize=method == "initialize")
+            connection.announced_server = announced_server(result, initialize=initialize)
+        if initialize or connection.identity is None:
+            connection.identity = read_announced_identity(result, initialize=initialize) or connection.identity
 
     def _call_id(self, sid: str, id_text: str, server: str) -> str:
         """The JSON-RPC id, unless a call of the session still open (on another server) has it."""

@@ -12,7 +12,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from monitor.ingest._jsonrpc import SERVER_METHOD_PREFIXES, IdKey, Peer
-from monitor.models import RESULT_TYPE_INPUT_REQUIRED
+from monitor.models import RESULT_TYPE_INPUT_REQUIRED, ServerIdentity
 
 _CLIENT_METHOD_PREFIXES = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 _CLIENT_METHODS = ("initialize", "server/discover")
@@ -45,6 +45,8 @@ class Connection:
 
     explicit_server: str | None
     announced_server: str | None = None
+    identity: ServerIdentity | None = None
+    """What the server announced of itself (``serverInfo``), given with its listings."""
     requests: dict[tuple[Peer, IdKey], Request] = field(default_factory=dict)
     cancelled: OrderedDict[tuple[Peer, IdKey], None] = field(default_factory=OrderedDict)
     awaiting: OrderedDict[AwaitKey, Request] = field(default_factory=OrderedDict)

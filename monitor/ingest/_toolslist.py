@@ -12,11 +12,11 @@ A file holds one of:
   ``tools/list`` result in it, with the protocol version of the server's ``initialize`` result or, for
   2026-07-28 traffic (no ``initialize``), of its requests' ``params._meta``.
 
-The server name and the protocol version are taken when the file says them. A :class:`ToolList` keeps the
-raw tools as served and the JSON pointer of each in its document (or log line), so findings can point into
-it. It also keeps the :class:`ProtocolNote` values of the version rules the file breaks (an unknown version;
-for 2026-07-28 traffic a removed method, a protocol session id, a request without its ``_meta`` version or
-capabilities, a result without ``resultType``), for ``trifecta lint`` to report.
+The server name, its announced ``serverInfo.name`` and the protocol version are taken when the file says them.
+A :class:`ToolList` keeps the raw tools as served and the JSON pointer of each in its document (or log line),
+so findings can point into it. It also keeps the :class:`ProtocolNote` values of the version rules the file
+breaks (an unknown version; for 2026-07-28 traffic a removed method, a protocol session id, a request without
+its ``_meta`` version or capabilities, a result without ``resultType``), for ``trifecta lint`` to report.
 
 :func:`read_tool_lists` never raises: what cannot be read comes back as :class:`ToolListProblem` values.
 :func:`read_tool_list` reads the one tool list of a file and raises :class:`~monitor.errors.InputError`.
@@ -51,6 +51,8 @@ from monitor.models import (
     infer_protocol_version,
     is_protocol_date,
     is_sessionless_protocol,
+    read_announced_identity,
+    read_server_info,
 )
 from monitor.spans import decode_json_record
 
@@ -91,6 +93,8 @@ class ToolList(BaseModel):
     tool_pointers: tuple[str, ...]
     protocol_notes: tuple[ProtocolNote, ...] = ()
     """The version rules the file breaks, kept on the first tool list of each server (see the module)."""
+    server_info: str | None = None
+    """The ``serverInfo.name`` the server announced (beside the tools, or in the log), read as hostile input."""
 
     @property
     def server_name(self) -> str:
@@ -290,11 +294,13 @@ def parse_tool_list(doc: Any, file: str, line: int | None = None, base: str = ""
     server = _server_name(doc)
     version = _protocol_version(doc, base)
     notes = _unknown_version_notes(version, line)
+    announced = read_server_info(doc.get("serverInfo"))
+    info = announced.name if announced is not None else None
     if isinstance(doc.get("tools"), list):
         tools = doc["tools"]
-        return _tool_list(file, line, tools, _pointers(f"{base}/tools", tools), server, version, notes)
+        return _tool_list(file, line, tools, _pointers(f"{base}/tools", tools), server, version, notes, info)
     if isinstance(doc.get("name"), str) and any(k in doc for k in ("inputSchema", "annotations", "description")):
-        return _tool_list(file, line, [doc], [base], server, version, notes)
+        return _tool_list(file, line, [doc], [base], server, version, notes, info)
     return None
 
 
@@ -325,6 +331,7 @@ def _tool_list(
     server: str | None,
     version: tuple[str | None, str | None],
     notes: Sequence[ProtocolNote] = (),
+    server_info: str | None = None,
 ) -> ToolList:
     return ToolList(
         file=file,
@@ -335,6 +342,7 @@ def _tool_list(
         tools=tuple(tools),
         tool_pointers=tuple(pointers),
         protocol_notes=tuple(notes),
+        server_info=server_info,
     )
 
 
@@ -416,6 +424,7 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
             meta_versions.setdefault(server, declared)
     versions: dict[str | None, tuple[str, str]] = {}
     names: dict[str | None, str] = {}
+    infos: dict[str | None, str] = {}  # the serverInfo names, as read_server_info keeps them
     lists: list[ToolList] = []
     for line, pointer, message, server, _ in messages:
         result = message.get("result")
@@ -425,6 +434,9 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
         announced = announced_server(result, initialize=initialize)
         if announced is not None:
             names[server] = announced
+        identity = read_announced_identity(result, initialize=initialize)
+        if identity is not None and identity.name is not None:
+            infos[server] = identity.name
         if initialize:
             declared = _declared_version(message, pointer, line)
             assert declared is not None
@@ -434,7 +446,8 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
             name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
             tools = result["tools"]
             pointers = _pointers(f"{pointer}/result/tools", tools)
-            lists.append(_tool_list(file, line, tools, pointers, name, version))
+            info = infos.get(server) or (next(iter(infos.values())) if len(infos) == 1 else None)
+            lists.append(_tool_list(file, line, tools, pointers, name, version, server_info=info))
     if not lists:
         return [], [ToolListProblem(file=file, message="an MCP JSON-RPC log without any tools/list result")]
     for server, found in _log_notes(messages, meta_versions).items():

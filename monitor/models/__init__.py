@@ -46,6 +46,12 @@ from monitor.models._flows import (
     find_path_steps,
 )
 from monitor.models._graph import graph_to_node_link, name_graph_file, write_graphml
+from monitor.models._identity import (
+    MAX_IDENTITY_CHARS,
+    ServerIdentity,
+    read_announced_identity,
+    read_server_info,
+)
 from monitor.models._legs import (
     ALL_LEGS,
     LEG_ORDER,
@@ -146,6 +152,7 @@ __all__ = [
     "Level",
     "LevelChanged",
     "MAX_GRAPH_CALLS",
+    "MAX_IDENTITY_CHARS",
     "Origin",
     "OverrideMatch",
     "PROTOCOL_VERSIONS",
@@ -163,6 +170,7 @@ __all__ = [
     "RecordError",
     "RecordStream",
     "SERVER_INFO_META_KEY",
+    "ServerIdentity",
     "SessionEnd",
     "SessionFacts",
     "SessionReport",
@@ -190,6 +198,8 @@ __all__ = [
     "is_sessionless_protocol",
     "name_graph_file",
     "parse_tool",
+    "read_announced_identity",
+    "read_server_info",
     "sort_legs",
     "split_mcp_name",
     "write_graphml",

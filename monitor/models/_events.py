@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from monitor.models._decisions import Decision
+from monitor.models._identity import ServerIdentity
 
 
 class _Event(BaseModel):
@@ -23,12 +24,15 @@ class _Event(BaseModel):
 
 
 class ToolsListed(_Event):
-    """A server's ``tools/list`` result as the host saw it. Tools stay raw: they are parsed leniently."""
+    """A server's ``tools/list`` result as the host saw it. Tools stay raw: they are parsed leniently.
+    ``identity`` is what the host knows of the server besides its name (its ``serverInfo``, the package that
+    started it), if anything."""
 
     kind: Literal["tools_listed"] = "tools_listed"
     server: str
     tools: list[Any]
     trusted: bool = False
+    identity: ServerIdentity | None = None
 
 
 class UserMessage(_Event):

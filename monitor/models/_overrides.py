@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from monitor.models._identity import ServerIdentity
 from monitor.models._legs import Classification
 from monitor.models._tools import ToolDefinition
 
@@ -21,7 +22,7 @@ class SessionFacts(Protocol):
 @dataclass(frozen=True, eq=False)
 class ToolContext:
     """What a layer may look at: the tool identity, its definition if listed, its server's trust, the call
-    and what the session has seen."""
+    and what the session has seen; ``server_identity``: what the session knows of the server besides its name."""
 
     server: str
     name: str
@@ -29,6 +30,7 @@ class ToolContext:
     trusted: bool = False
     arguments: Mapping[str, Any] | None = None
     facts: SessionFacts | None = None
+    server_identity: ServerIdentity | None = None
 
 
 @dataclass(frozen=True)

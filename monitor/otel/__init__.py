@@ -24,11 +24,15 @@ as the reader merges it. Chat spans give the user messages and the tool definiti
 read when the span starts and again when it ends; each is taken once per session.
 
 **What it writes.** Every span of a session gets ``trifecta.session_id`` when it starts, and each tool span
-``trifecta.level`` and ``trifecta.legs`` too: the session's level and legs as the engine knows them when the
-call starts, the legs as one string (:func:`format_legs`). ``level_stamps`` (:class:`LevelStamps`) puts them
+``trifecta.level`` and ``trifecta.legs`` too: the session's level and legs when the call starts, the legs as
+one string (:func:`format_legs`); they are written only once the engine has analysed every span of the session
+that ended before (a stamp never says less than the truth): until then the level is :data:`LEVEL_PENDING` (no
+legs), replaced by the true level and legs if the engine catches up while the span records, and
+:data:`LEVEL_UNKNOWN` for a session that lost spans. ``level_stamps`` (:class:`LevelStamps`) puts them
 on every span of the session instead, or on none. Each alert
 becomes one OpenTelemetry log record (event name ``trifecta.alert``) in the trace context of the span that
-triggered it, goes to the ``on_alert`` callback, and is counted when a meter provider is given.
+triggered it, goes to the ``on_alert`` callback, and is counted when a meter provider is given; a ``sink``
+(:class:`~monitor.types.AlertSink`) is pushed every decision, change of level and alert, as notices.
 
 **Where the work happens.** On the application's threads the processor only resolves sessions, stamps spans and
 queues one compact record per span of agent work; the engine runs in a child process (or, with
@@ -38,7 +42,7 @@ is stamped on the session's next spans as soon as the engine made it.
 :meth:`TrifectaSpanProcessor.check_tool_call` waits for its answer (every span ended before it is analysed
 first); ``force_flush`` waits until everything queued was analysed. As the OpenTelemetry SDK separates span
 processors from exporters, the processor keeps only the SDK's hooks and hands each alert to one exporter per
-destination (log records, metric counters, the callback).
+destination (log records, metric counters, the callback, the sink).
 
 **Writing what ``analyze`` reads.** :class:`OtlpJsonFileExporter` is a span exporter that writes OTLP JSON lines
 (the ``otel`` extra): traces recorded with it are read by ``trifecta analyze`` as they are.
@@ -93,6 +97,8 @@ if TYPE_CHECKING:
         ATTR_TOOL,
         BAGGAGE_SESSION_KEYS,
         DECISION_EVENT_NAME,
+        LEVEL_PENDING,
+        LEVEL_UNKNOWN,
         METRIC_ALERTS,
         METRIC_DECISIONS,
         METRIC_DROPPED,
@@ -135,6 +141,8 @@ _HOMES = {
     "ENVIRONMENT_VARIABLES": "monitor.otel._env",
     "EnvironmentVariable": "monitor.otel._env",
     "GUARDRAIL_PROPOSAL": "monitor.otel._guardrail",
+    "LEVEL_PENDING": "monitor.otel._names",
+    "LEVEL_UNKNOWN": "monitor.otel._names",
     "LevelStamps": "monitor.otel._config",
     "METRIC_ALERTS": "monitor.otel._names",
     "METRIC_DECISIONS": "monitor.otel._names",
@@ -199,6 +207,8 @@ __all__ = [
     "ENVIRONMENT_VARIABLES",
     "EnvironmentVariable",
     "GUARDRAIL_PROPOSAL",
+    "LEVEL_PENDING",
+    "LEVEL_UNKNOWN",
     "LevelStamps",
     "METRIC_ALERTS",
     "METRIC_DECISIONS",

@@ -224,7 +224,8 @@ def run_child() -> int:
                 out.append([rec.OUT_ERROR, "record", 1, f"unreadable record: {line[:200]!r}"])
                 continue
             engine.handle(record)
-            memory.count(engine)
+            if record[0] != rec.MARK:  # a mark holds nothing: the records of spans and questions count
+                memory.count(engine)
         del lines
         engine.end_batch()
         if out:

@@ -50,7 +50,8 @@ class ProcessorConfig:
     ``engine_niceness`` lowers the engine process's priority. ``posture``, ``policy`` and ``rules``
     configure the :class:`SessionMonitor` the engine feeds; the annotations of tools listed by a server named in
     ``trusted_servers`` are trusted (their hints may lower risk). ``guardrail_attributes`` also writes each
-    decision with the proposed guardrail attribute names (:mod:`monitor.otel._guardrail`).
+    decision with the proposed guardrail attribute names (:mod:`monitor.otel._guardrail`). With
+    ``decision_notices`` the engine sends every decision back as a notice, for the processor's ``sink``.
 
     Raises ``ValueError`` when a bound, time-to-live or the timeout is not positive, or ``engine_niceness`` is
     not from 0 to 19.
@@ -70,6 +71,7 @@ class ProcessorConfig:
     rules: OverrideSource | None = None
     trusted_servers: frozenset[str] = frozenset()
     guardrail_attributes: bool = False
+    decision_notices: bool = False
 
     def __post_init__(self) -> None:
         if min(self.max_spans, self.max_sessions, self.max_queue_bytes, self.max_engine_bytes) < 1 or (

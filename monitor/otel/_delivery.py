@@ -24,6 +24,7 @@ from monitor.otel import _records as rec
 from monitor.otel._config import ProcessorConfig, WorkerKind
 from monitor.otel._exporters import MetricsExporter
 from monitor.otel._failures import Failures
+from monitor.otel._progress import EngineProgress
 from monitor.otel._workers import ProcessWorker, ThreadWorker, Worker
 from monitor.session import SessionMonitor
 
@@ -35,6 +36,12 @@ _IDLE_AFTER = 50  # empty looks before the delivery thread slows down
 _PROMPT_BATCH = 16  # records found at most in one look for the next record queued to wake the thread at once
 _MAX_RESTARTS = 3  # engine processes started again after one died, before falling back to a thread
 _GAPS_KEPT = 10_000  # sessions with dropped spans remembered until the engine is told
+
+
+class Numbered(Protocol):
+    """What takes the number of a request as it is queued (before the engine can answer it)."""
+
+    number: int
 
 
 class Listener(Protocol):
@@ -63,6 +70,8 @@ class Delivery:
     Nothing is delivered until :meth:`start` names the :class:`Listener` that hears what comes back. What
     fails on the delivery thread is counted (``deliver``, ``start_worker``, ``worker_exit``), never raised.
     ``monitor`` is the one an engine on a thread feeds (None: one is made from ``config`` when needed).
+    Each record is numbered as it is queued, and ``progress`` told (:mod:`~monitor.otel._progress`; one of its
+    own unless given); each batch ends with a mark the engine acknowledges.
     """
 
     def __init__(
@@ -73,8 +82,10 @@ class Delivery:
         metrics: MetricsExporter | None,
         monitor: SessionMonitor | None,
         worker_kind: WorkerKind,
+        progress: EngineProgress | None = None,
     ) -> None:
         self._config = config
+        self._progress = progress if progress is not None else EngineProgress(config.max_sessions)
         self._clock = clock
         self._failures = failures
         self._metrics = metrics
@@ -100,6 +111,8 @@ class Delivery:
         self._queue_lock = threading.Lock()
         self._queued: list[bytes] = []
         self._queued_bytes = 0
+        self._number = 0  # the last record numbered (the engine acknowledges numbers, see _progress)
+        self._marked = 0  # the last number a mark was sent for
         self._gaps_lock = threading.Lock()
         self._gaps: dict[str, int] = {}
         self.own_threads.clear()
@@ -133,17 +146,25 @@ class Delivery:
         with self._queue_lock:
             self._queued.append(line)
             self._queued_bytes += len(line)
+            self._number += 1
+            self._progress.note(session, self._number)
         if self._asleep and (self._prompt or self._idle):
             self._asleep = False
             self._idle = False
             self._wake.set()
 
-    def put_request(self, record: tuple[Any, ...]) -> None:
-        """Queue a request (never dropped) and hand the queue over at once."""
+    def put_request(self, record: tuple[Any, ...], reply: Numbered | None = None, session: str | None = None) -> None:
+        """Queue a request (never dropped) and hand the queue over at once. ``reply`` takes the request's number
+        (its answer acknowledges every record up to it); ``session`` is the one it is about, if any."""
         line = rec.dump_record(record)
         with self._queue_lock:
+            self._number += 1
             self._queued.append(line)
             self._queued_bytes += len(line)
+            if reply is not None:
+                reply.number = self._number
+            if session is not None:
+                self._progress.note(session, self._number)
         self._idle = False
         self._wake.set()
 
@@ -171,6 +192,7 @@ class Delivery:
     def _drop(self, session: str) -> None:
         first = self.dropped == 0
         self.dropped += 1
+        self._progress.lose((session,))
         with self._gaps_lock:
             if session in self._gaps or len(self._gaps) < _GAPS_KEPT:
                 self._gaps[session] = self._gaps.get(session, 0) + 1
@@ -199,12 +221,16 @@ class Delivery:
             with self._queue_lock:
                 lines, self._queued = self._queued, []
                 self._queued_bytes = 0
+                number = self._number
             self._prompt = len(lines) <= _PROMPT_BATCH
             with self._gaps_lock:
                 gaps, self._gaps = self._gaps, {}
             now = self._clock()
             listener.on_tick(now)
             lines.extend(rec.dump_record((rec.GAP, now, session, count)) for session, count in gaps.items())
+            if lines and number > self._marked:
+                lines.append(rec.dump_record((rec.MARK, number)))
+                self._marked = number
             worker = self._worker
             if lines:
                 empty = 0

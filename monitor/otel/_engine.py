@@ -32,7 +32,6 @@ from monitor.spans import (
     SpanFacts,
     SpanLink,
     SpanRecord,
-    StatusCode,
     TraceItem,
     assemble_trace,
     extract_span_facts,
@@ -145,6 +144,8 @@ class SpanEngine:
                 self._on_gap(record[rec.G_SESSION], record[rec.G_COUNT])
             elif kind == rec.REQUEST:
                 self._on_request(record)
+            elif kind == rec.MARK:
+                self._send([rec.OUT_ACK, record[rec.M_NUMBER]])
             else:
                 raise ValueError(f"unknown record kind {kind!r}")
             while self._orphans:
@@ -191,7 +192,7 @@ class SpanEngine:
     def _on_end(self, record: list[Any]) -> None:
         span_id = record[rec.E_SPAN]
         session = record[rec.E_SESSION]
-        span_record = _make_span_record(
+        span_record = rec.make_span_record(
             record[rec.E_TRACE_HI],
             record[rec.E_TRACE_LO],
             span_id,
@@ -221,7 +222,7 @@ class SpanEngine:
             self._observe_chat(span_record, session)
 
     def _on_chat_start(self, record: list[Any]) -> None:
-        span_record = _make_span_record(
+        span_record = rec.make_span_record(
             record[rec.S_TRACE_HI],
             record[rec.S_TRACE_LO],
             record[rec.S_SPAN],
@@ -352,19 +353,24 @@ class SpanEngine:
         return raw
 
     def _collect(self, live: _Session, session_id: str, trigger: _Trigger) -> None:
-        """Send the session's new stamp, if it changed, and the alerts the monitor raised since the last look."""
+        """Send the decisions made since the last look (as notices, with ``decision_notices``), the session's new
+        stamp, if it changed, and the alerts the monitor raised since the last look."""
+        decisions = self._fresh_decisions
+        if decisions:
+            self._fresh_decisions = []
+            for decided in decisions if self._config.decision_notices else ():
+                self._send([rec.OUT_DECIDED, decided])
         stamp = self._levels.get(session_id, live.stamp)
         if stamp != live.stamp:
             live.stamp = stamp
             self._send([rec.OUT_STAMP, session_id, stamp[0], stamp[1]])
-        if not self._fresh and not self._fresh_decisions:
+        if not self._fresh and not decisions:
             return
         fresh, self._fresh = self._fresh, []
         trace_hi, trace_lo = _split_trace(trigger.trace_id)
         span_id = int(trigger.span_hex, 16) if trigger.span_hex else 0
         policy_id = self._policy_id
         if policy_id is not None:
-            decisions, self._fresh_decisions = self._fresh_decisions, []
             for decided in decisions:
                 attributes = make_decision_attributes(decided)
                 attributes.update(make_guardrail_attributes(decided.decision, policy_id))
@@ -381,7 +387,7 @@ class SpanEngine:
     def on_decision(self, notice: CallDecided) -> None:
         """Count the decision (sent in one message per batch)."""
         self._decided[notice.decision.action.value] += 1
-        if self._policy_id is not None:
+        if self._policy_id is not None or self._config.decision_notices:
             self._fresh_decisions.append(notice)
         if self._next_sink is not None:
             self._tell_next(self._next_sink.on_decision, notice)
@@ -550,34 +556,6 @@ class _Trigger:
     def __init__(self, trace_id: str, span_hex: str) -> None:
         self.trace_id = trace_id
         self.span_hex = span_hex
-
-
-def _make_span_record(
-    trace_hi: int,
-    trace_lo: int,
-    span_id: int,
-    up: int,
-    name: str,
-    start: int | None,
-    end: int | None,
-    attributes: dict[str, Any],
-    status: int,
-) -> SpanRecord:
-    """The :class:`SpanRecord` :func:`~monitor.spans.convert_readable_span` makes of the span, but for
-    what the reader does not use (kind, status message, resource: the session is resolved already).
-
-    The parent is the nearest tool span above (or none): only tool spans matter to how calls merge.
-    """
-    return SpanRecord(
-        trace_id=f"{trace_hi:016x}{trace_lo:016x}",
-        span_id=f"{span_id:016x}",
-        parent_span_id=f"{up:016x}" if up else None,
-        name=name,
-        start_time_ns=start,
-        end_time_ns=end,
-        attributes=attributes,
-        status_code=StatusCode(status),
-    )
 
 
 def _split_trace(trace_id: str) -> tuple[int, int]:

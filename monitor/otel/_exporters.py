@@ -1,4 +1,5 @@
-"""Where the span processor's alerts go: one exporter each for log records, metric counters and ``on_alert``.
+"""Where the span processor's alerts go: one exporter each for log records, metric counters, ``on_alert`` and
+a ``sink``.
 
 As the OpenTelemetry SDK separates a span processor from its exporters, the processor hands every alert the
 engine raised (an :class:`ExportedAlert`) to each :class:`AlertExporter` it was given, in turn, on its own
@@ -35,6 +36,7 @@ from monitor.otel._names import (
     TrifectaAlert,
     read_legs,
 )
+from monitor.types import AlertSink
 
 _SCOPE = "trifecta-monitor"
 # A log record's severity number and text, by the alert's severity (as the engine writes it).
@@ -63,9 +65,14 @@ class ExportedAlert:
         self.trace_id: int = (trace_hi << 64) | trace_lo
         self._notice: AlertRaised | str = notice
 
+    def read_notice(self) -> AlertRaised:
+        """The alert as the monitor raised it (read once)."""
+        notice = self._notice = rec.read_model(AlertRaised, self._notice)
+        return notice
+
     def read(self) -> TrifectaAlert:
         """The alert, its session's level and legs, its call and span, as ``on_alert`` gets them."""
-        notice = rec.read_model(AlertRaised, self._notice)
+        notice = self.read_notice()
         attributes: Mapping[str, Any] = self.attributes
         return TrifectaAlert(
             alert=notice.alert,
@@ -198,3 +205,16 @@ class CallbackAlertExporter:
         """Call the callback."""
         if self.callback is not None:
             self.callback(alert.read())
+
+
+class SinkAlertExporter:
+    """Hands each alert, as the monitor raised it, to an :class:`~monitor.types.AlertSink`'s ``on_alert``."""
+
+    failure_kind: ClassVar[str] = "sink"
+
+    def __init__(self, sink: AlertSink) -> None:
+        self.sink = sink
+
+    def export(self, alert: ExportedAlert) -> None:
+        """Call the sink."""
+        self.sink.on_alert(alert.read_notice())

@@ -7,7 +7,8 @@ offline reader has it, which also takes the protocol session of another span of 
 agent work gets a link when it starts, kept in two generations: the links used lately and the ones before;
 the older generation is forgotten when the newer one holds half of ``max_spans`` links, or ``span_ttl / 2``
 seconds after the last rotation. The level and legs the engine last reported for each session are kept here
-too, to be stamped on the session's new spans.
+too, to be stamped on the session's new spans once the engine caught up with the session
+(:mod:`~monitor.otel._progress`): until then they are ``pending``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from opentelemetry.trace import SpanContext
 from monitor.models import Level
 from monitor.otel._config import LevelStamps, ProcessorConfig
 from monitor.otel._names import ATTR_SESSION_ID, BAGGAGE_SESSION_KEYS
+from monitor.otel._progress import PENDING, UNKNOWN, EngineProgress
 from monitor.spans import (
     EXECUTE_TOOL,
     GEN_AI_INPUT_MESSAGES,
@@ -63,6 +65,8 @@ _CHAT_KEYSET = frozenset(_CHAT_KEYS)
 _TOOL_MARKERS = frozenset((MCP_METHOD_NAME, OPENINFERENCE_SPAN_KIND, TRACELOOP_SPAN_KIND))
 _END_KEYS = _TOOL_MARKERS | _CHAT_KEYSET
 _CLEAN: tuple[str, str] = (Level.CLEAN.value, "")
+_PENDING: tuple[str, None] = (PENDING, None)
+_UNKNOWN: tuple[str, None] = (UNKNOWN, None)
 
 Link = tuple[str, bool, int, bool, int, dict[str, Any] | None]
 """What is kept of a span: its session, whether it was named explicitly (by attributes or baggage, its own or an
@@ -70,9 +74,10 @@ ancestor's), the nearest tool span at or above it, whether it is a tool span, th
 above it (0: none), and, for a chat span, its attributes as they were written when it started (its end is not
 written again when they did not change)."""
 
-Started = tuple[str, tuple[str, str] | None, bool]
-"""A started span's session, the level and legs to stamp on it (None: its session id only), and whether it is
-a chat span (whose start is written for the engine)."""
+Started = tuple[str, tuple[str, str | None] | None, bool, int]
+"""A started span's session, the level and legs to stamp on it (None: its session id only; legs None: the
+level is ``pending`` or ``unknown``), whether it is a chat span (whose start is written for the engine), and,
+for a ``pending`` level, the record number the engine must acknowledge before the level is known (else 0)."""
 
 
 class CallPlace(NamedTuple):
@@ -89,7 +94,8 @@ class SessionLinks:
     """The span → session links of the application side, in two generations, and the sessions' stamps.
 
     Read and written on the application's threads without a lock (each dictionary operation is atomic); the
-    delivery thread rotates the generations (:meth:`rotate_when_due`) and the engine's messages set the stamps.
+    delivery thread rotates the generations (:meth:`rotate_when_due`) and the engine's messages set the stamps
+    and say how far the engine got (:attr:`progress`, one of its own unless given).
     """
 
     __slots__ = (
@@ -103,9 +109,14 @@ class SessionLinks:
         "_old_links",
         "_rotate_at",
         "_stamps",
+        "progress",
     )
 
-    def __init__(self, config: ProcessorConfig, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, config: ProcessorConfig, clock: Callable[[], float], progress: EngineProgress | None = None
+    ) -> None:
+        self.progress = progress if progress is not None else EngineProgress(config.max_sessions)
+        """Which records of each session the engine handled: whether a session's stamp is known."""
         self._config = config
         self._clock = clock
         self._half_spans = max(1, config.max_spans // 2)
@@ -116,7 +127,8 @@ class SessionLinks:
         self.clear()
 
     def clear(self) -> None:
-        """Forget every link and stamp."""
+        """Forget every link and stamp, and the engine's progress."""
+        self.progress.clear()
         self._links: dict[int, Link] = {}
         self._old_links: dict[int, Link] = {}
         self._stamps: dict[str, tuple[str, str]] = {}
@@ -158,8 +170,11 @@ class SessionLinks:
         if len(links) > self._half_spans:
             self._rotate()
         if self._levels_on_tools if is_tool else self._levels_on_others:
-            return session, self._stamps.get(session, _CLEAN), is_chat
-        return session, None, is_chat
+            wait = self.progress.find_wait(session)
+            if not wait:
+                return session, self._stamps.get(session, _CLEAN), is_chat, 0
+            return session, _PENDING if wait > 0 else _UNKNOWN, is_chat, wait
+        return session, None, is_chat, 0
 
     def keep_chat(self, span_id: int, attributes: Mapping[str, Any]) -> None:
         """Keep a chat span's attributes as its start was written: its end is written only if they changed."""
@@ -225,15 +240,25 @@ class SessionLinks:
         if len(stamps) > self._max_stamps:
             del stamps[next(iter(stamps))]
 
+    def read_stamp(self, session: str) -> tuple[str, str]:
+        """The level and legs the engine last reported for the session."""
+        return self._stamps.get(session, _CLEAN)
+
+    def acknowledge(self, number: int) -> None:
+        """The engine handled every record numbered up to ``number``: spans waiting for it get their stamps."""
+        self.progress.acknowledge(number, self.read_stamp)
+
     def forget_stamp(self, session: str) -> None:
         """The engine ended the session: its next spans start clean."""
         self._stamps.pop(session, None)
+        self.progress.forget_lost(session)
 
     def forget_stamps(self) -> list[str]:
         """Forget every stamp (the engine that held the sessions died); the sessions, least recently stamped
-        first."""
+        first. Their stamps, and those of the sessions with records in flight, are ``unknown`` from now on."""
         sessions = list(self._stamps)
         self._stamps.clear()
+        self.progress.lose([*sessions, *self.progress.find_in_flight()])
         return sessions
 
     # -- the generations --------------------------------------------------------------------------------

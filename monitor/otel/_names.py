@@ -17,6 +17,13 @@ ATTR_SESSION_ID = "trifecta.session_id"
 """Span and log attribute: the session the span belongs to, as the monitor resolved it."""
 ATTR_LEVEL = "trifecta.level"
 """Span and log attribute: the session's level (``clean`` … ``exfiltration``)."""
+LEVEL_PENDING = "pending"
+"""The ``trifecta.level`` stamped on a span that starts before the engine caught up with its session (it has not
+analysed every span of the session that ended before): no ``trifecta.legs`` with it. The span gets its true
+level and legs if the engine catches up while it is still recording."""
+LEVEL_UNKNOWN = "unknown"
+"""The ``trifecta.level`` stamped on a span whose session lost spans before the engine saw them (dropped from a
+full queue, or with an engine process that died), until the engine ends the session: no ``trifecta.legs``."""
 ATTR_LEGS = "trifecta.legs"
 """Span and log attribute: the legs in the session's context, as one string: their names in the order
 ``private_data``, ``untrusted_content``, ``external_communication``, joined by commas (``""``: none yet).

@@ -38,14 +38,16 @@ from monitor.otel._exporters import (
     DecisionLogExporter,
     LogRecordAlertExporter,
     MetricsExporter,
+    SinkAlertExporter,
 )
 from monitor.otel._failures import Failures
 from monitor.otel._links import SessionLinks
 from monitor.otel._names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID, TrifectaAlert
+from monitor.otel._progress import write_level
 from monitor.otel._receiver import Receiver
 from monitor.otel._requests import Requests
 from monitor.session import SessionMonitor
-from monitor.types import OverrideSource
+from monitor.types import AlertSink, OverrideSource
 
 # The class of the spans the SDK's tracer makes: tested first, as ``isinstance`` on an abstract class runs Python.
 _SDK_SPAN: type = getattr(sdk_trace, "_Span", Span)
@@ -60,11 +62,13 @@ class TrifectaSpanProcessor(SpanProcessor):
     only choice, when a ``monitor`` object is given). ``rules``, ``posture`` and ``policy`` configure a new
     :class:`SessionMonitor`.
 
-    ``on_alert`` is called with a :class:`TrifectaAlert` for each alert; ``logger_provider`` (by default the
+    ``on_alert`` is called with a :class:`TrifectaAlert` for each alert; ``sink`` (an
+    :class:`~monitor.types.AlertSink`, as a :class:`SessionMonitor` takes) is pushed every decision, change of
+    level and alert the engine makes, as notices; ``logger_provider`` (by default the
     global one, ``opentelemetry._logs.get_logger_provider()``, so that an SDK configured later, or by
     ``opentelemetry-instrument``, gets them) receives one log record per alert (event name ``trifecta.alert``);
-    ``meter_provider`` gets the counters. Both are called
-    on the processor's own thread, never on the application's. ``max_spans``/``span_ttl`` bound the span
+    ``meter_provider`` gets the counters. All of them are called on the processor's own thread, never on the
+    application's (what they raise is counted in :attr:`errors`). ``max_spans``/``span_ttl`` bound the span
     links kept on the application side and in the engine; ``max_sessions``/``session_ttl`` the sessions;
     ``max_queue_bytes`` the spans waiting for the engine: on the application's side, and again in the
     engine process, which reads them as they come (beyond that, spans are dropped, counted, and their
@@ -74,9 +78,11 @@ class TrifectaSpanProcessor(SpanProcessor):
     sessions than it kept from then on (with ``worker="thread"``, only ``max_sessions`` applies).
     ``check_timeout`` is how long :meth:`check_tool_call` waits.
     ``level_stamps`` says which spans get the session's level and legs besides its id: tool spans (the
-    default: the level each call started at), all, or none. ``engine_niceness`` lowers the engine process's
-    scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's threads,
-    its exporters included, run before the engine, which catches up when the processors are free.
+    default: the level each call started at), all, or none; a span that starts before the engine analysed
+    every span of its session that ended before is stamped ``pending`` (no legs) instead, and gets its level
+    and legs when the engine catches up, if it still records then. ``engine_niceness`` lowers the engine
+    process's scheduling priority (``nice``, 0 to 19; default 10), so that on a busy machine the application's
+    threads, its exporters included, run before the engine, which catches up when the processors are free.
     ``trusted_servers`` names the servers whose tool annotations are trusted (their hints may lower risk).
     ``guardrail_attributes`` also writes each decision with the guardrail attribute names being proposed for
     OpenTelemetry (one ``trifecta.decision`` log record per decided call, and the same attributes on the
@@ -97,6 +103,7 @@ class TrifectaSpanProcessor(SpanProcessor):
         policy: Policy | None = None,
         worker: WorkerKind | str | None = None,
         on_alert: Callable[[TrifectaAlert], object] | None = None,
+        sink: AlertSink | None = None,
         logger_provider: LoggerProvider | None = None,
         meter_provider: MeterProvider | None = None,
         max_spans: int = 100_000,
@@ -131,6 +138,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             rules=rules,
             trusted_servers=frozenset(trusted_servers),
             guardrail_attributes=guardrail_attributes,
+            decision_notices=sink is not None,
         )
         """The bounds and options, validated (shared by every part of the processor and by its engine)."""
         kind = WorkerKind(worker) if worker is not None else None
@@ -150,12 +158,13 @@ class TrifectaSpanProcessor(SpanProcessor):
         exporters: list[AlertExporter] = [LogRecordAlertExporter(logs)]
         decisions = DecisionLogExporter(logs) if guardrail_attributes else None
         exporters += [self._metrics] if self._metrics is not None else []
+        exporters += [self._callback, SinkAlertExporter(sink)] if sink is not None else [self._callback]
         self._links = SessionLinks(self.config, clock)
-        self._delivery = Delivery(self.config, clock, self._failures, self._metrics, monitor, kind)
-        self._requests = Requests(self.config, clock, self._delivery)
-        receiver = Receiver(
-            self._links, self._requests, [*exporters, self._callback], self._metrics, self._failures, decisions
+        self._delivery = Delivery(
+            self.config, clock, self._failures, self._metrics, monitor, kind, self._links.progress
         )
+        self._requests = Requests(self.config, clock, self._delivery)
+        receiver = Receiver(self._links, self._requests, exporters, self._metrics, self._failures, decisions, sink)
         self._delivery.start(receiver)
         self._own_threads = self._delivery.own_threads
         self._closed = False
@@ -181,7 +190,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             started = self._links.start(span, span_id, parent_id, attributes, parent_context)
             if started is None:
                 return  # not agent work: nothing to keep, nothing to stamp
-            session, levels, is_chat = started
+            session, levels, is_chat, wait = started
             if bounded.max_value_len is None and (
                 bounded.maxlen is None or len(attributes) + (1 if levels is None else 3) <= bounded.maxlen
             ):
@@ -189,9 +198,14 @@ class TrifectaSpanProcessor(SpanProcessor):
                 # strings that need no truncation, and a span is frozen only when it ends.
                 attributes[ATTR_SESSION_ID] = session
                 if levels is not None:
-                    attributes[ATTR_LEVEL], attributes[ATTR_LEGS] = levels
-            else:
-                _stamp(span, session, levels)
+                    level, legs = levels
+                    attributes[ATTR_LEVEL] = level
+                    if legs is not None:
+                        attributes[ATTR_LEGS] = legs
+            elif not _stamp(span, session, levels):
+                wait = 0  # not stamped: nothing to replace later
+            if wait > 0:  # stamped pending: given the level if the engine catches up while the span records
+                self._watch(span, session, wait)
             if is_chat:
                 trace_id = span._context[0]  # type: ignore[index]
                 self._start_chat(span_id, trace_id, span._name, span._start_time, attributes, session)
@@ -345,8 +359,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         started = self._links.start(span, span_id, parent_id, attributes, parent_context)
         if started is None:
             return
-        session, levels, is_chat = started
-        _stamp(span, session, levels)
+        session, levels, is_chat, _ = started
+        _stamp(span, session, levels)  # a pending level stays so: only the SDK's spans are watched
         if is_chat:
             attributes = dict(span.attributes or {})
             trace_id = span.get_span_context().trace_id
@@ -372,6 +386,13 @@ class TrifectaSpanProcessor(SpanProcessor):
         record = rec.make_end(self._clock(), span_id, trace_id, up, session, name, start, end, status, attributes)
         self._delivery.put(record, session)
 
+    def _watch(self, span: Span, session: str, wait: int) -> None:
+        """Watch a span stamped ``pending`` until the engine acknowledges ``wait``; if it did meanwhile, stamp
+        the level now."""
+        progress = self._links.progress
+        if not progress.watch(wait, session, span) and progress.find_wait(session) == 0:
+            write_level(span, *self._links.read_stamp(session))
+
     def _ask_report(self, what: str, session_id: str, timeout: float, kind: str) -> SessionReport | None:
         try:
             return self._requests.ask_report(what, session_id, timeout)
@@ -387,17 +408,24 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._delivery.after_fork()
 
 
-def _stamp(span: Span, session: str, levels: tuple[str, str] | None) -> None:
-    """Stamp through the public API (the level and legs too, when given), unless the span is at its attribute
-    count limit (it would drop its oldest attributes for ours: it stays as it is)."""
+def _stamp(span: Span, session: str, levels: tuple[str, str | None] | None) -> bool:
+    """Stamp through the public API (the level, and legs unless None, too, when given), unless the span is at
+    its attribute count limit (it would drop its oldest attributes for ours: it stays as it is); True if
+    stamped."""
     stamps = {ATTR_SESSION_ID: session}
     if levels is not None:
-        stamps[ATTR_LEVEL], stamps[ATTR_LEGS] = levels
+        level, legs = levels
+        stamps[ATTR_LEVEL] = level
+        if legs is not None:
+            stamps[ATTR_LEGS] = legs
     limits = getattr(span, "_limits", None)
     limit = getattr(limits, "max_span_attributes", None)
     attributes = span.attributes or {}
-    if not isinstance(limit, int) or len(attributes) + len(stamps) <= limit:
+    room = len(stamps) if levels is None else 3  # a pending level keeps room for the legs that replace it
+    if not isinstance(limit, int) or len(attributes) + room <= limit:
         span.set_attributes(stamps)
+        return True
+    return False
 
 
 # In a forked child, a processor starts afresh: the parent's threads and engine process are not its own.

@@ -4,7 +4,8 @@ The engine's messages (:mod:`monitor.otel._records`) arrive in order on the read
 process, or on the delivery thread when the engine runs there: the level and legs to stamp go to the session
 links, each alert to every alert exporter, the decisions to the metrics, the replies to the questions waiting
 for them, the engine's failures and log records to this process's. The delivery also tells the receiver when
-records could not be delivered and when the engine process died.
+records could not be delivered and when the engine process died. The engine's acknowledgements (and the
+replies, which acknowledge the records before their question) tell the session links which stamps are known.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.models import CallDecided, Level, LevelChanged
 from monitor.otel import _records as rec
 from monitor.otel._exporters import AlertExporter, DecisionLogExporter, ExportedAlert, MetricsExporter
 from monitor.otel._failures import Failures
 from monitor.otel._links import SessionLinks
+from monitor.otel._names import read_legs
 from monitor.otel._requests import Requests
+from monitor.types import AlertSink
 
 logger = logging.getLogger("monitor.otel")
 
@@ -28,7 +32,8 @@ class Receiver:
     """Hands each message of the engine to the part it is for: the delivery's listener. Never raises.
 
     Each alert goes to every one of ``exporters``, in order; each decided call's guardrail record to
-    ``decisions``, when given.
+    ``decisions``, when given; each decision and change of level to ``sink``, when given (its alerts go through
+    an exporter), whatever it raises counted as ``sink``.
     """
 
     links: SessionLinks
@@ -37,6 +42,7 @@ class Receiver:
     metrics: MetricsExporter | None
     failures: Failures
     decisions: DecisionLogExporter | None = None
+    sink: AlertSink | None = None
 
     def on_output(self, message: list[Any]) -> None:
         """Handle one message of the engine (a failure is counted as ``output``). Nothing escapes, not even
@@ -45,16 +51,23 @@ class Receiver:
             kind = message[0]
             if kind == rec.OUT_STAMP:
                 self.links.set_stamp(message[1], message[2], message[3])
+                if self.sink is not None:
+                    self._tell_level(self.sink, message)
+            elif kind == rec.OUT_ACK:
+                self.links.acknowledge(message[1])
             elif kind == rec.OUT_ALERT:
                 self._export(ExportedAlert(message))
             elif kind == rec.OUT_GUARDRAIL:
                 if self.decisions is not None:
                     self._export_decision(self.decisions, message)
+            elif kind == rec.OUT_DECIDED:
+                if self.sink is not None:
+                    self._tell_decision(self.sink, message)
             elif kind == rec.OUT_DECISIONS:
                 if self.metrics is not None:
                     self.metrics.count_decisions(message[1])
             elif kind == rec.OUT_REPLY:
-                self.requests.answer(message[1], message[2])
+                self.requests.answer(message[1], message[2], self.links.acknowledge)
             elif kind == rec.OUT_ENDED:
                 self.links.forget_stamp(message[1])
             elif kind == rec.OUT_ERROR:
@@ -74,9 +87,24 @@ class Receiver:
 
     def on_exit(self) -> list[str]:
         """The engine process died: the questions in flight fail; the sessions it had stamped are forgotten, and
-        returned (each gets a ``monitoring-gap`` alert from the next engine)."""
+        returned (each gets a ``monitoring-gap`` alert from the next engine); their stamps, and those of the
+        sessions with records in flight, are unknown from now on."""
         self.requests.fail_pending()
         return self.links.forget_stamps()
+
+    def _tell_level(self, sink: AlertSink, message: list[Any]) -> None:
+        """The sink's ``on_level`` for the engine's :data:`~monitor.otel._records.OUT_STAMP` message."""
+        try:
+            sink.on_level(LevelChanged(session_id=message[1], level=Level(message[2]), legs=read_legs(message[3])))
+        except BaseException:
+            self.failures.fail("sink")
+
+    def _tell_decision(self, sink: AlertSink, message: list[Any]) -> None:
+        """The sink's ``on_decision`` for the engine's :data:`~monitor.otel._records.OUT_DECIDED` message."""
+        try:
+            sink.on_decision(rec.read_model(CallDecided, message[1]))
+        except BaseException:
+            self.failures.fail("sink")
 
     def _export_decision(self, exporter: DecisionLogExporter, message: list[Any]) -> None:
         """A decided call's log record, guarded as an alert's is (counted as ``emit_log``)."""

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import BaseModel
 
+from monitor.spans import SpanRecord, StatusCode
+
 _Model = TypeVar("_Model", bound=BaseModel)
 _LOW_64 = (1 << 64) - 1
 
@@ -65,6 +67,11 @@ GAP = "g"
 """Spans of a session were dropped (the queue was full)."""
 G_TIME, G_SESSION, G_COUNT = range(1, 4)
 
+MARK = "m"
+"""``[m, number]``: every record numbered up to ``number`` was queued before this (see
+:mod:`~monitor.otel._progress`); the engine answers with :data:`OUT_ACK` once it handled them."""
+M_NUMBER = 1
+
 REQUEST = "q"
 """A question for the engine; answered by a reply once every record before it was handled."""
 Q_REQUEST, Q_WHAT, Q_ARGUMENT = range(1, 4)
@@ -78,6 +85,10 @@ ASK_CLOSE = "close"
 
 OUT_STAMP = "t"
 """``[t, session, level, legs]``: what new spans of the session are stamped with."""
+OUT_ACK = "n"
+"""``[n, number]``: every record numbered up to ``number`` was handled, and the stamps they gave were sent."""
+OUT_DECIDED = "c"
+"""``[c, notice]``: a call was decided (a :class:`~monitor.models.CallDecided`; only with ``decision_notices``)."""
 OUT_ALERT = "a"
 """``[a, trace_hi, trace_lo, span, log attributes, message, notice]``: the log record is prepared by the
 engine, so that emitting it costs the application's process little; the notice (an
@@ -143,6 +154,34 @@ def make_check(
     trace_hi, trace_lo = trace_id >> 64, trace_id & _LOW_64
     copied = dict(arguments) if arguments is not None else None
     return (CHECK, time, request, session, span_id, up, trace_hi, trace_lo, trigger, server, tool, copied, call_id)
+
+
+def make_span_record(
+    trace_hi: int,
+    trace_lo: int,
+    span_id: int,
+    up: int,
+    name: str,
+    start: int | None,
+    end: int | None,
+    attributes: dict[str, Any],
+    status: int,
+) -> SpanRecord:
+    """The :class:`SpanRecord` :func:`~monitor.spans.convert_readable_span` makes of the span, but for
+    what the reader does not use (kind, status message, resource: the session is resolved already).
+
+    The parent is the nearest tool span above (or none): only tool spans matter to how calls merge.
+    """
+    return SpanRecord(
+        trace_id=f"{trace_hi:016x}{trace_lo:016x}",
+        span_id=f"{span_id:016x}",
+        parent_span_id=f"{up:016x}" if up else None,
+        name=name,
+        start_time_ns=start,
+        end_time_ns=end,
+        attributes=attributes,
+        status_code=StatusCode(status),
+    )
 
 
 def dump_record(record: tuple[Any, ...]) -> bytes:

@@ -22,12 +22,13 @@ from monitor.spans import UNKNOWN_SERVER
 
 
 class _Reply:
-    __slots__ = ("answer", "done", "failed")
+    __slots__ = ("answer", "done", "failed", "number")
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.answer: Any = None
         self.failed = False
+        self.number = 0  # the request's record number: its answer acknowledges every record up to it
 
 
 class Requests:
@@ -100,7 +101,7 @@ class Requests:
             arguments,
             call_id,
         )
-        self._delivery.put_request(record)
+        self._delivery.put_request(record, reply, place.session)
         timeout = self._config.check_timeout
         if not reply.done.wait(timeout):
             self._replies.pop(request, None)
@@ -115,15 +116,18 @@ class Requests:
             return None  # the engine answers on this very thread: waiting would never end
         request = next(self._numbers)
         reply = self._replies[request] = _Reply()
-        self._delivery.put_request((rec.REQUEST, request, what, argument))
+        self._delivery.put_request((rec.REQUEST, request, what, argument), reply)
         return reply
 
     # -- replies ------------------------------------------------------------------------------------
 
-    def answer(self, request: int, answer: Any) -> None:
-        """The engine answered a question: wake whoever waits for it."""
+    def answer(self, request: int, answer: Any, acknowledge: Callable[[int], None] | None = None) -> None:
+        """The engine answered a question: wake whoever waits for it, once ``acknowledge`` was given the
+        question's number (the engine handled every record up to it)."""
         reply = self._replies.pop(request, None)
         if reply is not None:
+            if acknowledge is not None and reply.number:
+                acknowledge(reply.number)
             reply.answer = answer
             reply.done.set()
 

@@ -11,13 +11,14 @@ from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_r
 from monitor.report._evaluation import print_evaluation
 from monitor.report._explain import find_call, render_explanation, word_reason
 from monitor.report._explain_words import REASON_WORDING, ReasonWording
+from monitor.report._fit import fit_table, resolve_width
 from monitor.report._html import HtmlLimits, HtmlReportWriter, render_html_report
 from monitor.report._html_texts import CallTextRecorder
 from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sarif, print_lint_table
 from monitor.report._sarif import SarifWriter
 from monitor.report._scenarios import print_scenarios, scenarios_to_json
 from monitor.report._table import TableWriter, format_leg_letters
-from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE
+from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE, style_level
 
 __all__ = [
     "ACTION_STYLE",
@@ -33,6 +34,7 @@ __all__ = [
     "TableWriter",
     "clients_to_json",
     "find_call",
+    "fit_table",
     "format_leg_letters",
     "hash_ruleset",
     "lint_markdown_table",
@@ -44,8 +46,10 @@ __all__ = [
     "render_clients",
     "render_explanation",
     "render_html_report",
+    "resolve_width",
     "scenarios_to_json",
     "session_to_json",
+    "style_level",
     "summary_to_json",
     "word_reason",
 ]

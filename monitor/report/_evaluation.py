@@ -8,10 +8,13 @@ from __future__ import annotations
 from typing import IO, Any
 
 from rich.console import Console
+from rich.table import Table
 
 from monitor.clients import CLIENT_TITLES, Client
+from monitor.report._fit import PADDING, fit_table, measure_table, resolve_width
 from monitor.report._table_style import make_table
 
+_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 _EXFILTRATION = "exfiltration"
 _UNREQUESTED = "unauthorized_action"
 
@@ -28,10 +31,31 @@ def _n_of(part: int, whole: int) -> str:
     return f"{part}/{whole}" if whole else "-"
 
 
-def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
+class _Printer:
+    """A console whose tables are fitted to its width (none: every table as wide as its content)."""
+
+    def __init__(self, out: IO[str], width: int | None) -> None:
+        self.width = width
+        self.console = Console(
+            file=out, width=width or _UNBOUNDED, highlight=False, markup=False, soft_wrap=width is None
+        )
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """Print ``objects`` (text is never read as markup: ``[exfiltration]`` is printed as it is)."""
+        self.console.print(*objects, **options)
+
+    def table(self, table: Table) -> None:
+        """Print ``table`` fitted to the width."""
+        self.console.print(fit_table(table, self.width))
+
+
+def print_evaluation(document: dict[str, Any], out: IO[str], *, width: int | None = None, wide: bool = False) -> None:
     """Print benign prompting and alerts, attacks caught per goal class (by a confirm or deny, by a critical
-    alert, as a hijack), the baseline, the leave-one-suite-out runs if any, and every miss."""
-    console = Console(file=out, width=160, highlight=False)
+    alert, as a hijack), the baseline, the leave-one-suite-out runs if any, and every miss.
+
+    ``width``: the columns to fit the tables into (by default rich's console width when ``out`` is a terminal or
+    ``COLUMNS`` is set): cells and lines wrap. ``wide``, or other output: nothing is wrapped."""
+    console = _Printer(out, resolve_width(out, wide=wide, width=width))
     scopes = {"overall": document["overall"], **document["suites"]}
     table = make_table("Benign sessions (attack 'none')")
     for col in ("scope", "sessions", "prompted", "share", "calls prompted", "share of calls"):
@@ -46,7 +70,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
             f"{b['calls_prompted']}/{b['calls']}",
             _pct(b["calls_prompted_share"]),
         )
-    console.print(table)
+    console.table(table)
     _print_benign_alerts(console, scopes)
     goals = sorted({g for s in scopes.values() for g in s["attempts"]})
     titles = {
@@ -65,7 +89,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
                 a = s["attempts"].get(goal)
                 cells.append("-" if a is None else _of(a[key], a["attempts"], a[f"{key}_share"]))
             attacks.add_row(goal, *cells)
-        console.print(attacks)
+        console.table(attacks)
     unrequested = document["overall"]["attempts"].get(_UNREQUESTED)
     if unrequested is not None:
         console.print(
@@ -81,7 +105,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
         base.add_row(CLIENT_TITLES[client], str(entry["sessions"]), _pct(entry["share"]))
     b = document["overall"]["benign"]
     base.add_row("trifecta-monitor", str(b["prompted"]), _pct(b["prompted_share"]))
-    console.print(base)
+    console.table(base)
     g = document["overall"]["goal_as_user_prompt"]
     console.print(
         f"Attacker goals typed by the user as the task: {g['prompted']} of {g['sessions']} sessions prompted."
@@ -102,7 +126,7 @@ def print_evaluation(document: dict[str, Any], out: IO[str]) -> None:
         )
 
 
-def _print_benign_alerts(console: Console, scopes: dict[str, Any]) -> None:
+def _print_benign_alerts(console: _Printer, scopes: dict[str, Any]) -> None:
     table = make_table("Benign sessions: alerts raised, and confirmations citing steered-action")
     for col in ("scope", "sessions", "high or critical", "critical", "asked for steered-action", "asked only for it"):
         table.add_column(col, justify="right" if col != "scope" else "left")
@@ -122,20 +146,20 @@ def _print_benign_alerts(console: Console, scopes: dict[str, Any]) -> None:
             _of(steered["prompted"], n, steered["prompted_share"]),
             _of(steered["prompted_only"], n, steered["prompted_only_share"]),
         )
-    console.print(table)
+    console.table(table)
 
 
-def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> None:
+def _print_leave_one_suite_out(console: _Printer, document: dict[str, Any]) -> None:
     runs = document["leave_one_suite_out"]
     if not any(run["covered_by_pack"] for run in runs):
         console.print("\nLeave one suite out: no suite of these runs has a rule file of its own.")
     for run in runs:
         suite = run["suite"]
         if not run["covered_by_pack"]:
-            console.print(f"\nLeave one suite out: {suite}: {run['note']}.", soft_wrap=True)
+            console.print(f"\nLeave one suite out: {suite}: {run['note']}.")
             continue
         removed = ", ".join(f"{r['server']} ({r['path']})" for r in run["removed_rules"])
-        console.print(f"\nLeave one suite out: {suite} without {removed}", soft_wrap=True)
+        console.print(f"\nLeave one suite out: {suite} without {removed}")
         table = make_table(f"{suite} held out: its figures and the overall ones")
         table.add_column("figure")
         columns = {
@@ -148,13 +172,13 @@ def _print_leave_one_suite_out(console: Console, document: dict[str, Any]) -> No
             table.add_column(col, justify="right")
         for label, cell in _held_out_rows(columns.values()):
             table.add_row(label, *cell)
-        console.print(table)
+        console.table(table)
         console.print(f"Misses with {suite} held out: {run['misses']} (every rule file: {len(document['misses'])}).")
     if runs:
         _print_held_out_summary(console, runs)
 
 
-def _print_held_out_summary(console: Console, runs: list[dict[str, Any]]) -> None:
+def _print_held_out_summary(console: _Printer, runs: list[dict[str, Any]]) -> None:
     """One row per held-out suite: benign sessions asked and alerted, exfiltration attempts caught, and the
     attempts of every other goal class caught."""
     goals = sorted({g for run in runs for g in run["goal_classes"]} - {_EXFILTRATION})
@@ -174,14 +198,14 @@ def _print_held_out_summary(console: Console, runs: list[dict[str, Any]]) -> Non
     table = make_table("Leave one suite out: each suite without its own rule files (caught: a confirm or deny)")
     headers = ["suite", "pack", "benign asked", "benign high or critical", _EXFILTRATION, *goals]
     for i, header in enumerate(headers):
-        # A column is as wide as its longest word or cell: a goal class's name wraps between words, never inside one.
-        words = header.replace("_", " ").split()
-        width = max([*(len(w) for w in words), *(len(row[i]) for row in rows)])
-        table.add_column(" ".join(words), justify="left" if i < 2 else "right", width=width)
+        table.add_column(header.replace("_", " "), justify="left" if i < 2 else "right")
     for row in rows:
         table.add_row(*row)
+    # A column is as wide as its longest word or cell: a goal class's name wraps between words, never inside one.
+    fits = measure_table(table)
+    least = sum(fit.least for fit in fits) + PADDING * (len(fits) - 1)
     console.print()
-    console.print(table)
+    console.console.print(fit_table(table, min(console.width or least, least)))
     console.print(
         "pack: 'removed', replayed without the rule files of its own; 'none', no pack covers it: its normal replay."
     )

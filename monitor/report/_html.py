@@ -5,14 +5,18 @@ Policy forbids every request, and only the report's own style and script may run
 Everything read from a trace is escaped.
 
 Content: a summary of all sessions (levels, actions, top reasons, alerts), an index of all sessions (most
-severe first, paginated by the script), then one collapsible section per session: its alerts, its capability
-graph (:func:`render_graph_svg`), the timeline of its calls, and the evidence of each confirmed or denied call
-with the matching text marked in the call's arguments and in the result of the call it came from.
+severe first, paginated by the script), then one collapsible section per session: its alerts, each asked call's
+decision in words (:func:`render_decisions`), its capability graph (:func:`render_graph_svg`), the timeline of
+its calls, and the evidence of each confirmed or denied call with the matching text marked in the call's
+arguments and in the result of the call it came from (:func:`render_evidence`: near-identical rows grouped).
+Alerts are listed most severe first (critical, high, warning, info), in input order within a severity. The
+page reflows down to a narrow window (760 px): long ids and texts wrap, graphs scale, nothing scrolls sideways.
 
 Bounds (:class:`HtmlLimits`): the file is at most ``max_bytes`` (16 MB by default). The index takes at most
 half of it, the session sections the rest; when the sections do not all fit, the most severe sessions keep
 theirs (the others stay in the index, counted in the footer). Per session at most ``max_calls`` timeline rows
-and ``max_evidence`` evidence rows are shown, each text cut; every cut says how much was left out.
+and ``max_evidence`` evidence rows (and ``max_decisions`` decisions) are shown, each text cut; every cut says
+how much was left out.
 """
 
 from __future__ import annotations
@@ -20,14 +24,21 @@ from __future__ import annotations
 import heapq
 import io
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from html import escape
 from typing import IO
 
-from monitor.models import Action, AnalysisSummary, CallReport, Leg, Level, RecordError, SessionReport
+from monitor.models import Action, Alert, AnalysisSummary, Leg, Level, RecordError, SessionReport, Severity
 from monitor.report._html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
+from monitor.report._html_evidence import (
+    cut_text,
+    escape_text,
+    label_call,
+    render_decisions,
+    render_evidence,
+)
 from monitor.report._html_graph import render_graph_svg, select_alert_path
-from monitor.report._html_texts import Excerpt, SessionTexts, cut_excerpt, extract_needle, flatten_text
+from monitor.report._html_texts import SessionTexts
 
 _LEG_CSS = {
     Leg.PRIVATE_DATA: ("leg-p", "P"),
@@ -52,6 +63,8 @@ class HtmlLimits:
     """Timeline rows per session."""
     max_evidence: int = 60
     """Evidence rows per session."""
+    max_decisions: int = 30
+    """Asked calls per session whose decision is told in words."""
     open_sessions: int = 3
     """Sections shown expanded when the page opens (the most severe sessions)."""
 
@@ -70,12 +83,13 @@ class _Entry:
     source: str
 
 
-def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+_e = escape_text
+_cut = cut_text
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+def sort_alerts(alerts: Iterable[Alert]) -> list[Alert]:
+    """Return ``alerts`` most severe first (critical, high, warning, info), in their order within a severity."""
+    return sorted(alerts, key=lambda alert: -alert.severity.rank)
 
 
 def _level(level: str) -> str:
@@ -85,19 +99,6 @@ def _level(level: str) -> str:
 
 def _legs(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
     return "".join(f'<span class="leg {_LEG_CSS[leg][0]}">{_LEG_CSS[leg][1]}</span>' for leg in Leg if leg in legs)
-
-
-def _marked(excerpt: Excerpt | None) -> str:
-    if excerpt is None:
-        return '<span class="more">not found as such</span>'
-    return f"{_e(excerpt.before)}<mark>{_e(excerpt.match)}</mark>{_e(excerpt.after)}"
-
-
-def _mark_in(text: str, needle: str) -> str:
-    at = text.find(needle) if needle else -1
-    if at < 0:
-        return _e(text)
-    return f"{_e(text[:at])}<mark>{_e(needle)}</mark>{_e(text[at + len(needle) :])}"
 
 
 class HtmlReportWriter:
@@ -117,6 +118,7 @@ class HtmlReportWriter:
         self._held = 0
         self._reasons: Counter[str] = Counter()
         self._alerts: Counter[str] = Counter()
+        self._alert_severity: dict[str, Severity] = {}
         self._errors: list[str] = []
         self._error_count = 0
 
@@ -145,7 +147,11 @@ class HtmlReportWriter:
         )
         for call in calls:
             self._reasons.update(r.value for r in call.decision.reasons)
-        self._alerts.update(a.kind.value for a in report.alerts)
+        for alert in report.alerts:
+            self._alerts[alert.kind.value] += 1
+            known = self._alert_severity.get(alert.kind.value)
+            if known is None or alert.severity.rank > known.rank:
+                self._alert_severity[alert.kind.value] = alert.severity
         section = render_session_section(report, seq, texts or {}, self._limits)
         self._hold(seq, rank, section)
 
@@ -215,7 +221,7 @@ class HtmlReportWriter:
             table("level", levels, badge=True),
             table("action", sorted(summary.by_action.items(), key=lambda kv: -kv[1])),
             table("top reasons", self._reasons.most_common(_TOP_REASONS)),
-            table("alerts", self._alerts.most_common()),
+            self._alert_table(),
             "</div>",
         ]
         if self._errors:
@@ -225,6 +231,19 @@ class HtmlReportWriter:
             parts.append(f"<h3>Input errors</h3><ul>{items}</ul>{tail}")
         parts.append("</section>")
         return "".join(parts)
+
+    def _alert_table(self) -> str:
+        """The alerts of all sessions by kind: most severe kind first, then in the order they were first seen."""
+        kinds = sorted(self._alerts, key=lambda kind: -self._alert_severity[kind].rank)
+        rows = "".join(
+            f"<tr><td class='kind'>{_e(kind)}</td><td class='severity'>{_severity(self._alert_severity[kind])}</td>"
+            f"<td class='num'>{self._alerts[kind]:,}</td></tr>"
+            for kind in kinds
+        )
+        return (
+            '<table class="alerts"><thead><tr><th>alerts</th><th>severity</th><th>count</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
+        )
 
     def _index(self, order: list[_Entry], budget: int) -> str:
         rows: list[str] = []
@@ -251,10 +270,8 @@ class HtmlReportWriter:
         )
 
 
-def _call_label(call: CallReport | None, call_id: str | None) -> str:
-    if call is None:
-        return f'<span class="mono">{_e(_cut(call_id or "", 80))}</span>' if call_id else ""
-    return f"#{call.index} {_e(_cut(call.tool, 80))} <span class='more'>({_e(_cut(call.server, 80))})</span>"
+def _severity(severity: Severity) -> str:
+    return f'<span class="sev sev-{severity.value}">{_e(severity.value)}</span>'
 
 
 def render_session_section(report: SessionReport, seq: int, texts: SessionTexts, limits: HtmlLimits) -> str:
@@ -272,20 +289,21 @@ def render_session_section(report: SessionReport, seq: int, texts: SessionTexts,
         parts.append(f'<p>Source: <span class="mono">{_e(_cut(str(source), _MAX_ID_CHARS))}</span></p>')
     if report.alerts:
         rows = []
-        for alert in report.alerts:
-            steps = " → ".join(_call_label(by_id.get(c), c) for c in alert.path[:12])
+        for alert in sort_alerts(report.alerts):
+            steps = " → ".join(label_call(by_id.get(c), c) for c in alert.path[:12])
             rows.append(
-                f"<tr><td>{_e(alert.severity.value)}</td><td>{_e(alert.kind.value)}</td>"
-                f"<td>{_e(_cut(alert.message, _MAX_DETAIL_CHARS))}</td><td>{steps}</td></tr>"
+                f"<tr><td class='severity'>{_severity(alert.severity)}</td><td class='kind'>{_e(alert.kind.value)}"
+                f"</td><td>{_e(_cut(alert.message, _MAX_DETAIL_CHARS))}</td><td>{steps}</td></tr>"
             )
         parts.append(
-            "<h3>Alerts</h3><table><thead><tr><th>severity</th><th>kind</th><th>message</th><th>path</th></tr>"
-            f"</thead><tbody>{''.join(rows)}</tbody></table>"
+            '<h3>Alerts</h3><table class="alerts"><thead><tr><th>severity</th><th>kind</th><th>message</th>'
+            f"<th>path</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
+    parts.append(render_decisions(report, limits.max_decisions))
     if report.calls:
         parts.append(f'<h3>Capability graph</h3><div class="graphbox">{render_graph_svg(report)}</div>')
     parts.append(_timeline(report, path, limits))
-    parts.append(_evidence(report, by_id, texts, limits))
+    parts.append(render_evidence(report, by_id, texts, limits.max_evidence))
     parts.append("</details>")
     return "".join(parts)
 
@@ -305,48 +323,8 @@ def _timeline(report: SessionReport, path: set[str], limits: HtmlLimits) -> str:
     more = len(report.calls) - len(rows)
     tail = f'<p class="more">{more} more calls not shown</p>' if more else ""
     return (
-        "<h3>Timeline</h3><table><thead><tr><th>#</th><th>tool</th><th>server</th><th>legs</th><th>action</th>"
-        f"<th>level</th><th>reasons</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{tail}"
-    )
-
-
-def _evidence(report: SessionReport, by_id: dict[str, CallReport], texts: SessionTexts, limits: HtmlLimits) -> str:
-    rows: list[str] = []
-    total = 0
-    for call in report.calls:
-        if call.decision.action is Action.ALLOW:
-            continue
-        # Evidence that names a source call (what flowed) first, then the destinations.
-        items = sorted(enumerate(call.decision.evidence), key=lambda pi: pi[1].from_call is None)
-        for position, item in items:
-            total += 1
-            if len(rows) >= limits.max_evidence:
-                continue
-            found = texts.get((call.call_id, position))
-            needle = found.needle if found else extract_needle(item)
-            detail = _mark_in(_cut(item.detail, _MAX_DETAIL_CHARS), needle)
-            if found:
-                arguments = _marked(found.arguments)
-            elif getattr(call, "arguments", None):  # the report's own (bounded) copy of the arguments
-                arguments = _marked(cut_excerpt(flatten_text(getattr(call, "arguments", None)), needle))
-            else:
-                arguments = ""
-            source = _marked(found.source) if found and item.from_call else ""
-            rows.append(
-                f'<tr><td>{_call_label(call, call.call_id)}<br><span class="lvl">{_e(call.decision.action.value)}'
-                f"</span></td><td>{_e(item.kind.value)}</td><td class='text'>{detail}</td>"
-                f"<td class='text mono'>{arguments}</td>"
-                f"<td>{_call_label(by_id.get(item.from_call or ''), item.from_call)}</td>"
-                f"<td class='text mono'>{source}</td></tr>"
-            )
-    if not total:
-        return ""
-    more = total - len(rows)
-    tail = f'<p class="more">{more} more evidence rows not shown</p>' if more else ""
-    return (
-        '<h3>Evidence</h3><table class="ev"><thead><tr><th>call</th><th>kind</th><th>evidence</th>'
-        "<th>in the arguments</th><th>from</th><th>in its result</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{tail}"
+        "<h3>Timeline</h3><table class='timeline'><thead><tr><th>#</th><th>tool</th><th>server</th><th>legs</th>"
+        f"<th>action</th><th>level</th><th>reasons</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{tail}"
     )
 
 

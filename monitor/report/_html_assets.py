@@ -5,29 +5,37 @@ from __future__ import annotations
 import base64
 import hashlib
 
-STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232b;background:#f6f7f9}
+from monitor.report._html_graph import GRAPH_STYLE
+
+# Every text wraps anywhere rather than widen the page (long ids, URLs, arguments): the page reflows down to a
+# narrow window and never scrolls sideways; badges and numbers stay whole.
+STYLE = (
+    """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232b;background:#f6f7f9;
+overflow-wrap:anywhere}
 header,main{max-width:1280px;margin:0 auto;padding:0 20px}
 header h1{font-size:22px;margin:18px 0 4px}
 h2{font-size:17px;margin:22px 0 8px}h3{font-size:14px;margin:14px 0 6px}
-table{border-collapse:collapse;background:#fff;margin:4px 0 10px}
+table{border-collapse:collapse;background:#fff;margin:4px 0 10px;max-width:100%}
 th,td{border:1px solid #dde1e6;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f4;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.cards{display:flex;flex-wrap:wrap;gap:12px}.cards table{margin:0}
-.lvl{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600}
-.lvl-clean{background:#d9f2e0;color:#155d2b}.lvl-partial{background:#d8eef7;color:#0b5470}
-.lvl-armed{background:#fbefc7;color:#7a5300}.lvl-trifecta{background:#f9d4d4;color:#8c1616}
-.lvl-exfiltration{background:#b3141b;color:#fff}
+.cards{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.cards table{margin:0}
+.lvl,.sev{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600;white-space:nowrap}
+th,td.kind,td.severity,td.num,td.action,.lvl,.leg,.sev,span.action{overflow-wrap:normal}
+#index td:nth-child(2),.timeline td:nth-child(4){white-space:nowrap}
+.lvl-clean{background:#d9f2e0;color:#155d2b}.lvl-partial{background:#d8eef7;color:#0b5470}.sev-info{background:#e4e8ee}
+.lvl-armed,.sev-warning{background:#fbefc7;color:#7a5300}.lvl-trifecta,.sev-high{background:#f9d4d4;color:#8c1616}
+.lvl-exfiltration,.sev-critical{background:#b3141b;color:#fff}
 .act-confirm td.action{background:#fff3cd}.act-deny td.action{background:#f8d7da}
 .leg{display:inline-block;padding:0 5px;margin-right:3px;border-radius:4px;font-size:11px;color:#fff}
 span.leg-p{background:#7b3fb3}span.leg-u{background:#d46b08}span.leg-x{background:#1f6fd1}
 details.session{background:#fff;border:1px solid #dde1e6;border-radius:8px;margin:10px 0;padding:0 12px}
-details.session>summary{cursor:pointer;padding:8px 0;font-weight:600;overflow-wrap:anywhere}
-.sid{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
-.mono,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;overflow-wrap:anywhere}
-.graphbox{overflow-x:auto;border:1px solid #e3e6ea;border-radius:6px;background:#fcfcfd}
-svg.graph text{font:11px system-ui,sans-serif;text-anchor:middle;fill:#1d232b}
+details.session>summary{cursor:pointer;padding:8px 0;font-weight:600}
+.sid{font-family:ui-monospace,monospace}
+.mono,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+.graphbox{overflow-x:auto;max-width:100%;border:1px solid #e3e6ea;border-radius:6px;background:#fcfcfd}
+svg.graph text{font:10.5px system-ui,sans-serif;text-anchor:middle;fill:#1d232b}
 svg.graph .elabel{font-size:10px;fill:#555}
 svg.graph .node rect{fill:#fff;stroke:#8b96a3;stroke-width:1.2}
 svg.graph .node.tool rect{fill:#f1f3f6}svg.graph .node.server rect{fill:#e4e8ee}
@@ -42,12 +50,31 @@ svg.graph path.flow{stroke:#555;stroke-width:1.4}
 svg.graph path.path{stroke:#c40000;stroke-width:3}svg.graph path.implied{stroke-dasharray:6 4}
 svg.graph .arrowhead{fill:#555;stroke:none}
 mark{background:#ffe066;color:inherit;padding:0 1px;border-radius:2px}
-.ev{width:100%;table-layout:fixed}.ev td.text{white-space:pre-wrap;overflow-wrap:anywhere}
-.ev th:nth-child(1){width:12%}.ev th:nth-child(2){width:7%}.ev th:nth-child(3){width:19%}.ev th:nth-child(5){width:10%}
+.ev{width:100%;table-layout:fixed}.ev td.text{white-space:pre-wrap}
+.ev col.c-call{width:14%}.ev col.c-kind{width:8%}.ev col.c-ev{width:19%}.ev col.c-from{width:13%}
+.ev tr.ghead td{background:#f3f5f8}.ev td.grest{padding:0}
+.ev td.grest summary{cursor:pointer;padding:3px 8px;color:#1f5fa8}
+.ev .ev{margin:0;border-style:hidden}.count{font-weight:600;color:#8c1616}
+.decision{border-left:4px solid #e0b000;padding:2px 10px;margin:6px 0}.decision.act-deny{border-left-color:#c0282f}
+.decision p{margin:3px 0}.decision ul{margin:2px 0 6px;padding-left:20px}.decision .action{font-weight:600}
+@media (max-width:900px){
+.ev,.ev>tbody{display:block}.ev>thead,.ev>colgroup{display:none}
+.ev tr{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);grid-template-areas:"call kind" "ev ev"
+"from from" "args res";border-bottom:2px solid #dde1e6}
+.ev td{display:block;border-width:0 0 1px}.ev td:nth-child(1){grid-area:call}.ev td:nth-child(2){grid-area:kind}
+.ev td:nth-child(3){grid-area:ev}.ev td:nth-child(4){grid-area:args}.ev td:nth-child(5){grid-area:from}
+.ev td:nth-child(6){grid-area:res}.ev tr.grest>td{grid-area:auto;grid-column:1/-1}.ev td:empty{display:none}
+.ev td:nth-child(4)::before,.ev td:nth-child(5)::before,.ev td:nth-child(6)::before{display:block;
+font:italic 12px system-ui,sans-serif;color:#6b7480}
+.ev td:nth-child(4)::before{content:"in the arguments"}.ev td:nth-child(5)::before{content:"from"}
+.ev td:nth-child(6)::before{content:"in its result"}
+}
 .more{color:#6b7480;font-style:italic}
 .pager{margin:6px 0}.pager button{margin-right:6px}
 footer{color:#6b7480;font-size:12px;margin:30px auto;max-width:1280px;padding:0 20px}
 """
+    + GRAPH_STYLE
+)
 
 SCRIPT = """
 (function(){

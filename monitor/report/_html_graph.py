@@ -4,6 +4,9 @@ Rows, top to bottom: the legs, the calls in call order, the tools they invoke, t
 Edges: ``next`` (call order), ``invokes``, ``hosts``, ``provides`` (coloured by leg) and ``flows_to`` (arcs
 above the calls, labelled with the kind of evidence). The calls and the flows of the alert path are
 highlighted. At most :data:`MAX_GRAPH_CALLS` calls are drawn (those on an alert path first).
+
+The drawing is as many columns wide as its widest row, so no two nodes overlap. In the page it shrinks to fit
+its box down to :data:`SCALE_FLOOR` of its size (:data:`GRAPH_STYLE`); a wider one scrolls inside its box.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from monitor.models import Action, Leg, SessionReport
 
 MAX_GRAPH_CALLS = 40
 """Calls drawn per session; the others are counted under the drawing."""
+SCALE_FLOOR = 0.7
+"""A drawing shrinks to fit its box down to this share of its size, so that its labels stay legible."""
 _COL = 185
 _W = 150
 _H = _W // 2
@@ -29,6 +34,18 @@ LEG_CLASS = {
 }
 
 _ACTIONS = {action.value: action for action in Action}
+_MARGIN = 60
+
+
+def _natural_width(columns: int) -> int:
+    return _MARGIN + columns * _COL
+
+
+GRAPH_STYLE = "svg.graph{display:block;max-width:100%;height:auto}" + "".join(
+    f".g{n}{{min-width:{int(_natural_width(n) * SCALE_FLOOR)}px}}" for n in range(1, MAX_GRAPH_CALLS + 1)
+)
+"""The style of the drawings: the class ``gN`` of one N columns wide keeps it at least :data:`SCALE_FLOOR` of its
+size."""
 
 
 def _short(text: str) -> str:
@@ -59,10 +76,9 @@ def _drawn_calls(call_nodes: list[str], highlighted: set[str]) -> list[str]:
 
 
 def compute_layout(graph: Any, calls: list[str]) -> dict[str, tuple[float, float]]:
-    """Place the drawn calls in order, then their tools, servers and legs under or over their neighbours."""
+    """Place the drawn calls in order, then their tools, servers and legs under or over their neighbours; each
+    row is spread over the width of the widest one."""
     pos: dict[str, tuple[float, float]] = {}
-    for i, node in enumerate(calls):
-        pos[node] = (60 + i * _COL, _ROW["call"])
     rows: dict[str, list[str]] = {"tool": [], "server": [], "leg": []}
     for node in calls:
         for _, tool in graph.out_edges(node):
@@ -77,11 +93,11 @@ def compute_layout(graph: Any, calls: list[str]) -> dict[str, tuple[float, float
                 rows["leg"].append(leg)
     order = {f"leg:{leg.value}": i for i, leg in enumerate(Leg)}
     rows["leg"].sort(key=lambda n: order.get(n, len(order)))
-    width = max(1, len(calls)) * _COL
-    for kind, nodes in rows.items():
+    width = max(1, len(calls), *(len(nodes) for nodes in rows.values())) * _COL
+    for kind, nodes in {"call": calls, **rows}.items():
         step = width / max(1, len(nodes))
         for i, node in enumerate(nodes):
-            pos[node] = (60 + i * step + (step - _COL) / 2, _ROW[kind])
+            pos[node] = (_MARGIN + i * step + (step - _COL) / 2, _ROW[kind])
     return pos
 
 
@@ -95,9 +111,10 @@ def render_graph_svg(report: SessionReport, graph: Any | None = None) -> str:
     calls = _drawn_calls(call_nodes, highlighted)
     pos = compute_layout(graph, calls)
     hops = set(itertools.pairwise(path))
-    width = int(max((x for x, _ in pos.values()), default=0) + _COL)
+    columns = max(1, round((max((x for x, _ in pos.values()), default=_MARGIN) - _MARGIN) / _COL) + 1)
+    width = _natural_width(columns)
     parts = [
-        f'<svg class="graph" xmlns="http://www.w3.org/2000/svg" width="{width}" height="370" '
+        f'<svg class="graph g{columns}" xmlns="http://www.w3.org/2000/svg" width="{width}" height="370" '
         f'viewBox="0 0 {width} 370" role="img" aria-label="capability graph">'
     ]
     parts.extend(_edges(graph, pos, hops))

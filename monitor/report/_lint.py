@@ -34,6 +34,7 @@ from rich.text import Text
 from monitor import __version__
 from monitor.lint import LINT_RULES, LintFinding, LintReport, LintSeverity, ListingLint
 from monitor.models import Severity
+from monitor.report._fit import fit_table, resolve_width
 from monitor.report._table_style import SEVERITY_STYLE, make_table
 
 SCHEMA_VERSION = 1
@@ -177,8 +178,20 @@ def lint_to_sarif(report: LintReport) -> dict[str, Any]:
 # -- table --------------------------------------------------------------------------------------------------
 
 
-def _console(out: IO[str], color: bool | None, width: int) -> Console:
-    return Console(file=out, no_color=color is False, force_terminal=color, width=width, highlight=False)
+_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
+_KEEP_WHOLE = 1_000  # a floor no column reaches: the finding id and severity never fold
+_FLOORS = {0: 16, 1: _KEEP_WHOLE, 2: _KEEP_WHOLE, 3: 4, 4: 12}  # tool or file, id, severity, pointer, message
+
+
+def _console(out: IO[str], color: bool | None, width: int | None) -> Console:
+    return Console(
+        file=out,
+        no_color=color is False,
+        force_terminal=color,
+        width=width or _UNBOUNDED,
+        highlight=False,
+        soft_wrap=width is None,
+    )
 
 
 def _plural(n: int, noun: str) -> str:
@@ -193,13 +206,12 @@ def _listing_heading(listing: ListingLint) -> Text:
     return Text.assemble((where, "bold"), f" ({', '.join(details)})")
 
 
-def _findings_table(findings: tuple[LintFinding, ...] | list[LintFinding], *, with_file: bool) -> Table:
+def _findings_table(
+    findings: tuple[LintFinding, ...] | list[LintFinding], *, with_file: bool, width: int | None
+) -> Table:
     table = make_table()
-    table.add_column("file" if with_file else "tool", no_wrap=True)
-    table.add_column("id", no_wrap=True)
-    table.add_column("severity", no_wrap=True)
-    table.add_column("pointer", no_wrap=True)
-    table.add_column("message", overflow="fold", ratio=1)
+    for header in ("file" if with_file else "tool", "id", "severity", "pointer", "message"):
+        table.add_column(header)
     for f in findings:
         first = (f.file if f.line is None else f"{f.file}:{f.line}") if with_file else (f.tool or "")
         table.add_row(
@@ -209,16 +221,22 @@ def _findings_table(findings: tuple[LintFinding, ...] | list[LintFinding], *, wi
             Text(f.pointer or "/"),
             Text(f.message),
         )
-    return table
+    return fit_table(table, width, floors=_FLOORS)
 
 
-def print_lint_table(report: LintReport, out: IO[str], *, color: bool | None = None, width: int = 160) -> None:
+def print_lint_table(
+    report: LintReport, out: IO[str], *, color: bool | None = None, width: int | None = None, wide: bool = False
+) -> None:
     """Print ``trifecta lint --format table``: unreadable inputs, then per listing its findings (tool, id,
-    severity, pointer, message), then the totals by severity and by finding id."""
+    severity, pointer, message), then the totals by severity and by finding id.
+
+    ``width``: the columns to fit into (by default rich's console width when ``out`` is a terminal or ``COLUMNS``
+    is set); cells wrap, finding ids and severities stay whole. ``wide``, or other output: nothing is wrapped."""
+    width = resolve_width(out, wide=wide, width=width)
     console = _console(out, color, width)
     if report.input_errors:
         console.print(Text("unreadable input", style="bold red"))
-        console.print(_findings_table(report.input_errors, with_file=True))
+        console.print(_findings_table(report.input_errors, with_file=True, width=width))
         console.print()
     for listing in report.listings:
         heading = _listing_heading(listing)
@@ -227,7 +245,7 @@ def print_lint_table(report: LintReport, out: IO[str], *, color: bool | None = N
             console.print(heading)
             continue
         console.print(heading)
-        console.print(_findings_table(listing.findings, with_file=False))
+        console.print(_findings_table(listing.findings, with_file=False, width=width))
         console.print()
     summary = summarize_lint(report)
     console.print(

@@ -7,8 +7,11 @@ from typing import IO, Any
 from rich.console import Console
 from rich.text import Text
 
+from monitor.report._fit import fit_table, resolve_width
 from monitor.report._table_style import make_table
 from monitor.scenarios import ScenarioKind, ScenarioReport
+
+_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 
 
 def scenarios_to_json(report: ScenarioReport) -> dict[str, Any]:
@@ -36,17 +39,16 @@ def scenarios_to_json(report: ScenarioReport) -> dict[str, Any]:
     }
 
 
-def print_scenarios(report: ScenarioReport, out: IO[str]) -> None:
-    """Print one row per scenario (id, kind, area, pass or FAIL, what failed), then the summary line."""
-    console = Console(file=out, width=160, highlight=False)
+def print_scenarios(report: ScenarioReport, out: IO[str], *, wide: bool = False) -> None:
+    """Print one row per scenario (id, kind, area, pass or FAIL, what failed), then the summary line; the table
+    fits the terminal's width (``COLUMNS``) unless ``wide``, its cells wrapped, never cut."""
+    width = resolve_width(out, wide=wide)
+    console = Console(file=out, width=width or _UNBOUNDED, highlight=False, markup=False, soft_wrap=width is None)
     table = make_table("Scenarios")
-    table.add_column("scenario", no_wrap=True)
-    table.add_column("kind")
-    table.add_column("area")
-    table.add_column("result")
-    table.add_column("what failed", overflow="fold")
+    for name in ("scenario", "kind", "area", "result", "what failed"):
+        table.add_column(name)
     for r in report.results:
         result = Text("pass", style="green") if r.passed else Text("FAIL", style="bold red")
         table.add_row(r.id, r.kind.value, r.area.value, result, "\n".join(r.failures))
-    console.print(table)
+    console.print(fit_table(table, width))
     console.print(report.summary())

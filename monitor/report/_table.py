@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import IO
 
 from rich.console import Console
@@ -10,41 +9,28 @@ from rich.table import Table
 from rich.text import Text
 
 from monitor.models import Action, AnalysisSummary, Leg, Level, RecordError, SessionReport
-from monitor.report._table_style import ALLOWED_TRIFECTA_STYLE, LEVEL_STYLE, make_table
+from monitor.report._fit import PADDING, ColumnFit, fit_columns, resolve_width
+from monitor.report._table_style import make_table, style_level
 
 LEG_LETTER = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "X"}
 CALL_ID_WIDTH = 16
 """Characters of a call id the default table shows (longer ids keep their start and end around ``…``)."""
 SOURCE_WIDTH = 32
 """Characters of a session's source file the default table shows (longer paths keep their last parts)."""
-# (header, width); 0: as wide as its content. The session id comes last, so that long ids are never cut.
+# (header, fit): the designed width, the least it keeps while its text stays whole, the least it keeps at all. The
+# session id comes last and takes what the others leave (at least its designed width when the terminal has room):
+# it wraps, never is cut; output that is not fitted keeps the designed widths, and session ids on one line.
 _COLUMNS = (
-    ("level", 12),
-    ("legs", 4),
-    ("calls", 5),
-    ("confirm", 7),
-    ("deny", 4),
-    ("raised by", 44),
-    ("source", SOURCE_WIDTH),
-    ("session", 0),
+    ("level", ColumnFit(12, 12, 12)),
+    ("legs", ColumnFit(4, 4, 4)),
+    ("calls", ColumnFit(5, 5, 5)),
+    ("confirm", ColumnFit(7, 7, 7)),
+    ("deny", ColumnFit(4, 4, 4)),
+    ("raised by", ColumnFit(44, 12, 9)),
+    ("source", ColumnFit(SOURCE_WIDTH, 10, 6)),
+    ("session", ColumnFit(24, 24, 12)),
 )
 _UNBOUNDED = 100_000  # the console never squeezes a row: long session ids stay whole
-_MIN_SESSION = 24  # columns kept for the session id when the table is fitted to a terminal
-_MIN_RAISED, _MIN_SOURCE = 12, 10  # what the two shrinkable columns keep at the least
-_PADDING = 3  # each column's cell padding and separator
-
-
-def fit_columns(width: int) -> tuple[int, int]:
-    """The widths of the "raised by" and "source" columns in a table ``width`` columns wide: as designed when they
-    fit beside the other columns and a session id of :data:`_MIN_SESSION` characters, else shrunk in proportion
-    (never below a few characters: a very narrow terminal wraps the rest)."""
-    fixed = sum(w + _PADDING for name, w in _COLUMNS if name not in ("raised by", "source", "session"))
-    raised, source = dict(_COLUMNS)["raised by"], dict(_COLUMNS)["source"]
-    room = width - fixed - 2 * _PADDING - _MIN_SESSION
-    if room >= raised + source:
-        return raised, source
-    shrunk = max(_MIN_RAISED, room * raised // (raised + source))
-    return shrunk, max(_MIN_SOURCE, room - shrunk)
 
 
 def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
@@ -78,9 +64,10 @@ def shorten_source(source: str, width: int = SOURCE_WIDTH) -> str:
 class TableWriter:
     """Prints a header, then a row per session as it finishes, then the totals.
 
-    By default long call ids and source paths are shortened with a visible ``…``; ``wide`` shows them whole.
-    ``width``: the columns to fit the "raised by" and "source" columns into (by default the terminal's, when
-    ``out`` is one; other output keeps their designed widths, and session ids are never cut).
+    By default long call ids and source paths are shortened with a visible ``…``; ``wide`` shows them whole and
+    fits nothing. ``width``: the columns to fit the table into (by default rich's console width when ``out`` is a
+    terminal or ``COLUMNS`` is set; other output keeps the designed widths). A fitted table wraps its cells:
+    session ids and tool names are never cut.
     """
 
     def __init__(
@@ -88,28 +75,30 @@ class TableWriter:
     ) -> None:
         self._wide = wide
         self._shown = 0
-        if width is None and _is_terminal(out):
-            width = shutil.get_terminal_size().columns
-        self._raised_width, self._source_width = fit_columns(width) if width else fit_columns(_UNBOUNDED)
+        self._width = resolve_width(out, wide=wide, width=width)
+        fits = [fit for _, fit in _COLUMNS]
+        self._widths = fit_columns(self._width, fits) if self._width else [fit.designed for fit in fits]
+        if self._width:  # the session id takes the rest of the line
+            self._widths[-1] = max(self._widths[-1], self._width - sum(self._widths[:-1]) - PADDING * len(fits[1:]))
         self._console = Console(
             file=out,
             no_color=color is False,
             force_terminal=color,
-            width=_UNBOUNDED,
+            width=self._width or _UNBOUNDED,
             highlight=False,
-            soft_wrap=True,
+            soft_wrap=not self._width,
         )
         self._console.print(self._table(show_header=True))
 
     def _table(self, *cells: Text, show_header: bool = False) -> Table:
         table = make_table(show_header=show_header)
-        fitted = {"raised by": self._raised_width, "source": self._source_width}
-        for name, designed in _COLUMNS:
-            width = fitted.get(name, designed)
-            if width and not (self._wide and name in ("raised by", "source")):
-                table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
+        for (name, _), width in zip(_COLUMNS, self._widths, strict=True):
+            if self._wide and name in ("raised by", "source"):
+                table.add_column(name, no_wrap=True)
+            elif name == "session":
+                table.add_column(name, max_width=width if self._width else None, overflow="fold")
             else:
-                table.add_column(name, min_width=width or None, no_wrap=True)
+                table.add_column(name, width=width, overflow="fold")
         if cells:
             table.add_row(*cells)
         return table
@@ -127,13 +116,13 @@ class TableWriter:
         source = report.source or ""
         self._console.print(
             self._table(
-                Text(report.level.value, style=_level_style(report.level, actions)),
+                Text(report.level.value, style=style_level(report.level, actions)),
                 Text(format_leg_letters(report.legs)),
                 Text(str(len(report.calls))),
                 Text(str(sum(a.asked_as is Action.CONFIRM for a in actions))),
                 Text(str(actions.count(Action.DENY))),
                 Text(raised_by),
-                Text(source if self._wide else shorten_source(source, self._source_width)),
+                Text(source if self._wide else shorten_source(source, self._widths[6])),
                 Text(report.session_id),
             )
         )
@@ -157,16 +146,3 @@ class TableWriter:
                 f"{summary.baseline} alone would have asked before {summary.client_asked} of these calls; "
                 f"the monitor alone before {summary.monitor_asked}; with both, the stricter action was taken."
             )
-
-
-def _is_terminal(out: IO[str]) -> bool:
-    try:
-        return out.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _level_style(level: Level, actions: list[Action]) -> str:
-    if level is Level.TRIFECTA and all(action is Action.ALLOW for action in actions):
-        return ALLOWED_TRIFECTA_STYLE
-    return LEVEL_STYLE[level]

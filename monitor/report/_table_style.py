@@ -3,6 +3,8 @@ colours for levels, severities and actions everywhere."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich import box
 from rich.table import Table
 
@@ -27,6 +29,14 @@ monitor stopped, which stays bold red."""
 ACTION_STYLE = {Action.ALLOW: "green", Action.CONFIRM: "yellow", Action.REVIEW: "magenta", Action.DENY: "bold red"}
 HEADER_STYLE = "bold"
 TABLE_BOX = box.SIMPLE_HEAD
+
+
+def style_level(level: Level, actions: Iterable[Action]) -> str:
+    """Return the style of a session's level given the actions taken on its calls: a trifecta session in which
+    every call was allowed gets :data:`ALLOWED_TRIFECTA_STYLE`, not the bold red of one the monitor stopped."""
+    if level is Level.TRIFECTA and all(action is Action.ALLOW for action in actions):
+        return ALLOWED_TRIFECTA_STYLE
+    return LEVEL_STYLE[level]
 
 
 def make_table(title: str | None = None, *, show_header: bool = True) -> Table:

@@ -259,16 +259,24 @@ def alert_on_changed_definition(state: SessionState, server: str, definition: To
 def alert_on_void_pin(
     state: SessionState, server: str, tool: str, classified: CallClassification, call_id: str | None
 ) -> None:
-    """Raise ``definition-changed`` once per tool whose pinned rule the served definition voided."""
+    """Raise ``definition-changed`` once per tool whose pinned rule the served definition voided, saying what to do:
+    the server may have changed, or may only share the reviewed server's name."""
     voided = classified.voided
     if voided is None or (server, tool) in state.voided_pins:
         return
     state.voided_pins.add((server, tool))
+    identity = state.identities.get(server)
+    known = f"the server is known as {identity.describe()}; " if identity is not None else ""
+    advice = (
+        f"{known}if it is not the server the rule reviewed but one that only has its name {server!r}, give it a name "
+        "of its own or review it in a rule pack of your own ('trifecta rules suggest'); if it is, check what changed "
+        "before pinning the new definition ('trifecta rules pin')"
+    )
     state.raise_alert(
         AlertKind.DEFINITION_CHANGED,
         call_id,
         f"{server}/{tool}: the definition changed since rule {voided.rule_id} was reviewed "
-        f"(pinned {voided.pinned}, seen {voided.seen}); the rule is void for this session",
+        f"(pinned {voided.pinned}, seen {voided.seen}); the rule is void for this session; {advice}",
     )
 
 

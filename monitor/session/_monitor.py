@@ -61,7 +61,6 @@ from monitor.evidence import (
     is_own_store_write,
 )
 from monitor.models import (
-    ALL_LEGS,
     Action,
     AlertKind,
     AlertRaised,
@@ -74,13 +73,13 @@ from monitor.models import (
     Leg,
     Level,
     Posture,
+    ServerIdentity,
     SessionReport,
     ToolCall,
     ToolContext,
     ToolResult,
     ToolsListed,
     UserMessage,
-    parse_tool,
 )
 from monitor.session._boundary import (
     convert_arguments,
@@ -95,7 +94,6 @@ from monitor.session._boundary import (
 from monitor.session._embedded import check_reply
 from monitor.session._facts import (
     ARMED_LEGS,
-    alert_on_changed_definition,
     alert_on_decision,
     alert_on_flow,
     alert_on_truncation,
@@ -108,6 +106,7 @@ from monitor.session._facts import (
 )
 from monitor.session._reviewed import gather_reviewed_facts, remember_attempt
 from monitor.session._sends import SendEvidence, gather_send_evidence
+from monitor.session._servers import register_listing
 from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
 from monitor.types import AlertSink, OverrideSource
 
@@ -173,14 +172,20 @@ class SessionMonitor:
 
     # -- public API ---------------------------------------------------------------------------------
 
-    def register_tools(self, session_id: str, server: str, tools: Any, trusted: bool = False) -> list[Finding]:
+    def register_tools(
+        self, session_id: str, server: str, tools: Any, trusted: bool = False, identity: ServerIdentity | None = None
+    ) -> list[Finding]:
         """Record a server's ``tools/list`` result: a list of tool dicts or ``mcp`` SDK ``Tool`` objects, a
         ``ListToolsResult``, or one tool. Returns the findings, which are also raised as ``invalid-annotation``
         alerts; a tool dropped for want of a name is also warned (:class:`~monitor.errors.MonitorWarning`).
-        Any other type of ``tools`` is a :class:`TypeError`."""
+        Any other type of ``tools`` is a :class:`TypeError`. ``identity``: the server's ``serverInfo`` and package,
+        when the host knows them (a rule pack reviewed for another server of the same name then does not apply)."""
         raw = convert_tools(tools)
         findings: list[Finding] = self._run(
-            "register_tools", session_id, lambda s: self._register_tools(s, server, raw, trusted), list
+            "register_tools",
+            session_id,
+            lambda s: register_listing(s, self.classifier, server, raw, trusted, identity),
+            list,
         )
         return warn_dropped_tools(server, findings)
 
@@ -322,7 +327,7 @@ class SessionMonitor:
         a value of a type the boundary refuses is a ``monitoring-gap`` alert here, never an exception."""
         try:
             if isinstance(event, ToolsListed):
-                self.register_tools(event.session_id, event.server, event.tools, event.trusted)
+                self.register_tools(event.session_id, event.server, event.tools, event.trusted, event.identity)
             elif isinstance(event, UserMessage):
                 self.observe_user_message(event.session_id, event.text)
             elif isinstance(event, ToolCall):
@@ -410,34 +415,6 @@ class SessionMonitor:
         with self._registry:
             return self._sessions.get(session_id)
 
-    def _register_tools(self, state: SessionState, server: str, tools: Any, trusted: bool) -> list[Finding]:
-        """Classify each listed tool; a malformed entry becomes a finding (and an alert), never an error."""
-        findings: list[Finding] = []
-        items = tools if isinstance(tools, list) else [tools]
-        trust = self.classifier.trust_for(server, bool(trusted))
-        for i, raw in enumerate(items):
-            definition, tool_findings = parse_tool(raw, f"/tools/{i}")
-            findings.extend(tool_findings)
-            name = definition.name if definition else f"#{i}"
-            for finding in tool_findings:
-                state.raise_alert(
-                    AlertKind.INVALID_ANNOTATION, None, f"{server}/{name}: {finding.message} ({finding.pointer})"
-                )
-            if definition is None:
-                continue
-            alert_on_changed_definition(state, server, definition)
-            state.tools[(server, definition.name)] = (definition, trust)
-            classified = self.classifier.classify(ToolContext(server, definition.name, definition, trust))
-            alert_on_void_pin(state, server, definition.name, classified, None)
-            self._add_available(state, classified.classification.legs, None)
-        return findings
-
-    def _add_available(self, state: SessionState, legs: frozenset[Leg], call_id: str | None) -> None:
-        state.available |= legs
-        if not state.exposed and state.available >= ALL_LEGS:
-            state.exposed = True
-            state.raise_alert(AlertKind.EXPOSED, call_id, "the tools available in this session cover all three legs")
-
     def _commit(self, state: SessionState, record: CallRecord) -> None:
         """A call's private data and untrusted content enter the context once it has run."""
         if record in state.uncommitted:
@@ -467,8 +444,9 @@ class SessionMonitor:
         # Evidence is read from a bounded view of the arguments; what it leaves out counts against the call.
         examined, args_cut = bound_arguments(args) if args is not None else (None, False)
         known = state.tools.get((server, tool))
-        trusted = known[1] if known else self.classifier.trust_for(server, False)
-        context = ToolContext(server, tool, known[0] if known else None, trusted, args, state.index)
+        identity = state.identities.get(server)
+        trusted = known[1] if known else self.classifier.trust_for(server, False, identity)
+        context = ToolContext(server, tool, known[0] if known else None, trusted, args, state.index, identity)
         classified = self.classifier.classify(context)
         legs_call = classified.classification.legs
         legs_before = frozenset(state.legs)
@@ -550,7 +528,7 @@ class SessionMonitor:
                     state.steered[unique_id] = source
             state.index.add_call_arguments(examined, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
         state.add_call(record)
-        self._add_available(state, legs_call, unique_id)
+        state.add_available(legs_call, unique_id)
         alert_on_void_pin(state, server, tool, classified, unique_id)
         alert_on_unchecked_pin(state, server, tool, classified.unchecked, unique_id)
         if Leg.EXTERNAL_COMMUNICATION in legs_call:
@@ -571,11 +549,12 @@ class SessionMonitor:
         state.index.add_place(record.call_id, record.arguments or {}, record.tool)
         labels = read_result_labels(result)
         # The server's trust matters only to labels (a result without any is the common case).
-        trusted = bool(labels.labels) and self.classifier.trust_of_tool(state.tools, record.server, record.tool)
+        server, identity = record.server, state.identities.get(record.server)
+        trusted = bool(labels.labels) and self.classifier.trust_of_tool(state.tools, server, record.tool, identity)
         labelled = apply_labels(record.classification, labels, trusted)
         if labelled.classification is not record.classification:
             record.classification = labelled.classification
-            self._add_available(state, record.classification.legs, record.call_id)
+            state.add_available(record.classification.legs, record.call_id)
         legs = record.classification.legs
         if labelled.outsiders_read(legs) and record.arguments:
             state.index.add_untrusted_source(record.arguments, record.call_id)

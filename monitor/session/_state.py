@@ -11,6 +11,7 @@ from monitor.decide import Scope
 from monitor.evidence import ContentIndex
 from monitor.models import (
     ALERT_SEVERITY,
+    ALL_LEGS,
     Alert,
     AlertKind,
     AlertRaised,
@@ -26,6 +27,7 @@ from monitor.models import (
     LevelChanged,
     Origin,
     PathStep,
+    ServerIdentity,
     SessionReport,
     Severity,
     ToolDefinition,
@@ -99,6 +101,10 @@ class SessionState:
     index: ContentIndex
     notices: list[Notice] | None = None
     tools: dict[tuple[str, str], tuple[ToolDefinition, bool]] = field(default_factory=dict)
+    # Server name -> what the host told of the server besides its name (serverInfo, package), when it did.
+    identities: dict[str, ServerIdentity] = field(default_factory=dict)
+    # Servers a rule file covers by name whose identity is not the one it reviewed, already alerted on.
+    clashes: set[str] = field(default_factory=set)
     available: set[Leg] = field(default_factory=set)
     # Leg -> id of the call that first brought it ("" for the conversation itself).
     legs: dict[Leg, str] = field(default_factory=dict)
@@ -163,6 +169,13 @@ class SessionState:
                 )
             )
 
+    def add_available(self, legs: frozenset[Leg], call_id: str | None) -> None:
+        """Add legs the session's tools can give; raise ``exposed`` the first time they cover all three."""
+        self.available |= legs
+        if not self.exposed and self.available >= ALL_LEGS:
+            self.exposed = True
+            self.raise_alert(AlertKind.EXPOSED, call_id, "the tools available in this session cover all three legs")
+
     def stamp_call(self, call_id: str, time: datetime | None, source: str | None) -> None:
         """Note that a call was observed as an event, with the event's time and source (where it was read)."""
         record = self.by_id.get(call_id)
@@ -204,27 +217,40 @@ class SessionState:
         return notices
 
     def path_to(self, call_id: str, evidence: Iterable[Evidence] = ()) -> tuple[str, ...]:
-        """Return the call path U → P → this call: the call that brought untrusted content, the calls whose
-        private content the evidence found (else the call that first brought private data; the conversation
+        """Return the call path U → P → this call: the untrusted sources (:meth:`find_untrusted_sources`), the calls
+        whose private content the evidence found (else the call that first brought private data; the conversation
         itself is left out), then this call."""
-        sources = [e.from_call for e in evidence if e.kind is EvidenceKind.FRAGMENT and e.from_call]
+        items = tuple(evidence)
+        sources = [e.from_call for e in items if e.kind is EvidenceKind.FRAGMENT and e.from_call]
         private = sources or [self.legs.get(Leg.PRIVATE_DATA, "")]
-        path = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *private, call_id]
+        path = [*self.find_untrusted_sources(call_id, items), *private, call_id]
         return tuple(dict.fromkeys(p for p in path if p))
+
+    def find_untrusted_sources(self, call_id: str, evidence: Iterable[Evidence] = ()) -> list[str]:
+        """Return the calls an alert on this call names as where untrusted content came from: those whose result
+        carried the content that steered the call, as the evidence knows them (it chose the call's target, or
+        suggested its destination, or the arguments of a read whose private content the call carries), in session
+        order. When nothing names one (and for an alert without evidence), the call that first brought untrusted
+        content into the session."""
+        items = tuple(evidence)
+        record = self.by_id.get(call_id)
+        known = [e.from_call for e in items if e.kind is EvidenceKind.STEERING and e.from_call]
+        if items and record is not None:  # the destinations untrusted content suggested, as the data flow has them
+            known += [
+                flow.source
+                for flow in self.flows.flows_into(record)
+                if flow.evidence == "destination-origin" and flow.transform == Origin.ATTACKER
+            ]
+        fragments = [e.from_call for e in items if e.kind is EvidenceKind.FRAGMENT and e.from_call]
+        known += [self.steered[source] for source in fragments if source in self.steered]
+        found = sorted({c for c in known if c in self.by_id and c != call_id}, key=lambda c: self.by_id[c].index)
+        return found or [self.legs.get(Leg.UNTRUSTED_CONTENT, "")]
 
     def steps_to(self, call_id: str, evidence: Iterable[Evidence] = ()) -> tuple[PathStep, ...]:
         """Return the path of an alert on this call, searched on the session's data flow: from the untrusted
-        sources (the call that first brought untrusted content, the calls whose untrusted content steered the
-        call or suggested its destination) and the private sources (as in :meth:`path_to`) to this call."""
+        sources (:meth:`find_untrusted_sources`) and the private sources (as in :meth:`path_to`) to this call."""
         items = tuple(evidence)
-        record = self.by_id.get(call_id)
-        suggested = [
-            flow.source
-            for flow in (self.flows.flows_into(record) if record is not None else ())
-            if flow.evidence == "destination-origin" and flow.transform == Origin.ATTACKER
-        ]
-        steering = [e.from_call for e in items if e.kind is EvidenceKind.STEERING and e.from_call]
-        untrusted = [self.legs.get(Leg.UNTRUSTED_CONTENT, ""), *steering, *suggested]
+        untrusted = self.find_untrusted_sources(call_id, items)
         fragments = [e.from_call for e in items if e.kind is EvidenceKind.FRAGMENT and e.from_call]
         private = fragments or [self.legs.get(Leg.PRIVATE_DATA, "")]
         return find_path_steps(self.by_id, call_id, untrusted, private, self.flows.flows_into)

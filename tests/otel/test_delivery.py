@@ -74,6 +74,11 @@ def test_spans_beyond_the_bound_are_dropped_counted_and_their_session_told(wait_
     released.set()
     assert wait_for(lambda: any(line.startswith(b'["g"') for line in delivered))
     records = [orjson.loads(line) for line in delivered]
+    # Each batch ends with a mark: every record numbered up to it (the spans kept and the request) came before.
+    marks = [r[rec.M_NUMBER] for r in records if r[0] == rec.MARK]
+    assert marks == [1, 1 + kept + 1] and records[-1][0] == rec.MARK
+    records = [r for r in records if r[0] != rec.MARK]
+    delivered = [line for line in delivered if not line.startswith(b'["m"')]
     assert [r[0] for r in records] == [rec.END] * (1 + kept) + [rec.REQUEST, rec.GAP]  # in order, the gap last
     waited = sum(len(line) for line in delivered[1 : 1 + kept])  # the spans that waited behind the first
     assert 1_000 <= waited < 1_000 + len(delivered[1])  # records are taken until max_queue_bytes wait

@@ -173,7 +173,9 @@ def test_a_stamp_reflects_the_previous_calls_decisions_when_calls_come_apart(
     def until_decided(n: int) -> None:
         if n + 1 < len(reference):
             level, legs = reference[n + 1]
-            assert wait_for(lambda: processor._links._stamps.get("apart", ("clean", "")) == (level, legs), 30)
+            # The stamp is known once the engine acknowledged the call's span (until then it is "pending").
+            assert wait_for(lambda: processor._links.progress.find_wait("apart") == 0, 30)
+            assert processor._links.read_stamp("apart") == (level, legs)
 
     try:
         live = _trace_calls(processor, until_decided)

@@ -51,8 +51,8 @@ def start(links: SessionLinks, span_id: int, parent: int = 0, **attributes: Any)
 
 def test_a_span_takes_the_session_named_on_it_or_above_it_else_its_trace() -> None:
     links = make_links()
-    assert start(links, 1, session__id="s") == ("s", None, False)  # the agent span: its id only, by default
-    assert start(links, 2, 1, **TOOL) == ("s", ("clean", ""), False)  # a tool span below: the level and legs too
+    assert start(links, 1, session__id="s") == ("s", None, False, 0)  # the agent span: its id only, by default
+    assert start(links, 2, 1, **TOOL) == ("s", ("clean", ""), False, 0)  # a tool span below: the level and legs too
     assert start(links, 3, 2, gen_ai__conversation__id="own", **TOOL)[0] == "own"  # its own key first
     assert start(links, 4, 0, **TOOL)[0] == format(TRACE, "032x")  # nothing named: the trace
     assert start(links, 5, 0, http__route="/health") is None  # not agent work
@@ -107,7 +107,7 @@ def test_the_older_generation_is_forgotten_half_a_span_ttl_after_each_rotation()
 def test_a_chat_span_is_written_again_at_its_end_only_when_its_attributes_changed() -> None:
     links = make_links()
     start(links, 1, session__id="s")
-    assert start(links, 2, 1, **CHAT) == ("s", None, True)
+    assert start(links, 2, 1, **CHAT) == ("s", None, True, 0)
     links.keep_chat(2, CHAT)
     assert links.end(StubSpan(2, 1), 2, dict(CHAT)) is None  # type: ignore[arg-type]
     assert links.end(StubSpan(2, 1), 2, {**CHAT, "gen_ai.tool.definitions": "[]"}) == ("s", 0)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ class FakeDelivery:
 
     own_threads: ClassVar[set[int]] = set()
 
-    def put_request(self, record: tuple[Any, ...]) -> None:
+    def put_request(self, record: tuple[Any, ...], reply: Any = None, session: str | None = None) -> None:
         pass
 
 

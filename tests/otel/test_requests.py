@@ -25,7 +25,7 @@ class FakeDelivery:
         self.records: list[tuple[Any, ...]] = []
         self.on_put: Callable[[tuple[Any, ...]], None] | None = None
 
-    def put_request(self, record: tuple[Any, ...]) -> None:
+    def put_request(self, record: tuple[Any, ...], reply: Any = None, session: str | None = None) -> None:
         self.records.append(record)
         if self.on_put is not None:
             self.on_put(record)

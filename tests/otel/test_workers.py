@@ -23,7 +23,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from monitor.models import OverrideMatch, ToolContext
 from monitor.models._decisions import Action
-from monitor.otel import ATTR_ALERT_KIND, ATTR_SESSION_ID, TrifectaAlert, TrifectaSpanProcessor, WorkerKind
+from monitor.otel import (
+    ATTR_ALERT_KIND,
+    ATTR_LEGS,
+    ATTR_LEVEL,
+    ATTR_SESSION_ID,
+    TrifectaAlert,
+    TrifectaSpanProcessor,
+    WorkerKind,
+)
 from monitor.otel import _delivery as delivery_module
 from monitor.otel._workers import ProcessWorker
 from monitor.session import SessionMonitor
@@ -124,6 +132,11 @@ def test_a_dead_engine_process_is_replaced_and_its_sessions_get_a_gap_alert(capl
     gap = [a for a in alerts if a.session_id == "before"]
     assert [a.alert.kind.value for a in gap] == ["monitoring-gap"]
     assert sum("worker_exit" in r.getMessage() for r in caplog.records) == 1
+    # The new engine knows nothing of "before": its next spans are stamped "unknown", never "clean".
+    emit_call(tracer, "before", 2)
+    assert processor.force_flush()
+    stamped = exporter.get_finished_spans()[-1].attributes or {}
+    assert stamped.get(ATTR_LEVEL) == "unknown" and ATTR_LEGS not in stamped
     processor.shutdown()
 
 
@@ -186,6 +199,14 @@ def test_a_full_queue_drops_spans_counts_them_and_tells_the_session(caplog: pyte
     ]
     assert counted == [dropped]
     assert sum("queue to the engine is full" in r.getMessage() for r in caplog.records) == 1
+    # The session lost spans: its level may be understated, so its next spans say "unknown"; others are known.
+    emit_call(tracer, "busy", 13)
+    emit_call(tracer, "calm", 1)
+    assert processor.force_flush()
+    emit_call(tracer, "calm", 2)
+    stamps = [dict(s.attributes or {}) for s in exporter.get_finished_spans()[-3:]]
+    assert [s.get(ATTR_LEVEL) for s in stamps[:2]] == ["unknown", "clean"] and ATTR_LEGS not in stamps[0]
+    assert stamps[2][ATTR_LEVEL] not in {"pending", "unknown"} and "untrusted_content" in stamps[2][ATTR_LEGS]
     assert processor.errors == {}
 
 

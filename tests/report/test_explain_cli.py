@@ -36,13 +36,20 @@ def test_the_calendar_explanation_is_unchanged(monkeypatch: pytest.MonkeyPatch) 
     assert out == GOLDEN.read_text(encoding="utf-8"), "trifecta explain changed: review the diff"
 
 
-def test_the_readme_shows_the_explanation_as_printed() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_the_explanation_as_printed() -> None:
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     command = "$ trifecta explain " + " ".join(COMMAND)
-    match = re.search(re.escape(command) + r"\n(.*?)```", readme, re.DOTALL)
-    if match is None:
-        pytest.skip("the README shows no explain example")
+    match = re.search(re.escape(command) + r"\n(.*?)```", page, re.DOTALL)
+    assert match is not None, f"docs/cli.md no longer shows `{command}` and its output"
     assert match[1] == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_readme_quotes_the_one_line_of_the_explanation() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = " ".join(line.removeprefix("> ") for line in readme.splitlines() if line.startswith("> "))
+    printed = " ".join(GOLDEN.read_text(encoding="utf-8").split())
+    assert quoted, "the README quotes no line of trifecta explain"
+    assert f"In one line: {quoted}" in printed, "the README's quoted line is not what trifecta explain prints"
 
 
 def test_an_unknown_session_is_refused_with_the_close_matches(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import re
 import subprocess
@@ -190,3 +191,55 @@ def test_the_documented_example_writes_a_report_with_the_evidence_marked(tmp_pat
     marks = re.findall(r"<mark>(.*?)</mark>", out.read_text(encoding="utf-8"))
     assert marks.count("audit@collector.example") == 3
     assert marks.count("Your one-time code is 771-204-118.") == 3
+
+
+def _sample_reports(*names: str) -> list[SessionReport]:
+    from monitor.analysis import analyze_records
+    from monitor.ingest import read_inputs
+
+    paths = [PROJECT / "samples" / "sessions" / name for name in names]
+    return [r for r in analyze_records(read_inputs(paths), SessionMonitor()) if isinstance(r, SessionReport)]
+
+
+def test_identical_evidence_rows_are_one_row_with_their_count() -> None:
+    (report,) = _sample_reports("supabase-ticket.jsonl")
+    asked = next(c for c in report.calls if c.decision.action.value != "allow")
+    evidence = list(asked.decision.evidence)
+    assert len({(e.kind, e.from_call, e.detail) for e in evidence}) == len(evidence) >= 2
+    tripled = asked.model_copy(update={"decision": asked.decision.model_copy(update={"evidence": evidence * 3})})
+    report = report.model_copy(update={"calls": [tripled if c is asked else c for c in report.calls]})
+    html = render_html_report([report], AnalysisSummary())
+    rows = re.findall(r'<tr class="evrow[^"]*">.*?</tr>', html, re.S)
+    assert len(rows) == len(evidence)  # one row per distinct item, however often it repeats
+    assert all('<span class="count">&times;3</span>' in row for row in rows)
+    for item in evidence:
+        assert sum(item.split_detail().text[:40] in re.sub(r"</?mark>", "", row) for row in rows) >= 1
+
+
+def test_the_evidence_bound_counts_items_and_a_cut_group_still_expands() -> None:
+    (report,) = _sample_reports("calendar-invite.jsonl")
+    html = render_html_report([report], AnalysisSummary(), limits=HtmlLimits(max_evidence=5))
+    assert len(re.findall(r'<tr class="evrow', html)) == 5
+    assert "3 more evidence rows not shown" in html
+    assert len(re.findall(r'<tbody class="evgroup">', html)) == 1
+    assert "<summary>1 more fragment</summary>" in html
+
+
+def test_no_two_nodes_of_a_capability_graph_overlap() -> None:
+    from monitor.report._html_graph import render_graph_svg
+
+    reports = _sample_reports("calendar-benign.jsonl", "github-public-issue.jsonl", "supabase-ticket.jsonl")
+    assert any(len(r.calls) < 3 for r in reports)  # fewer calls than legs: the legs row is the widest
+    for report in reports:
+        svg = render_graph_svg(report)
+        rows: dict[str, list[float]] = {}
+        for x, y, width in re.findall(r'<rect x="(-?\d+)" y="(-?\d+)" width="(\d+)"', svg):
+            assert width == "150"
+            rows.setdefault(y, []).append(float(x))
+        assert len(rows) == 4
+        for xs in rows.values():
+            xs.sort()
+            assert all(b - a >= 150 for a, b in itertools.pairwise(xs)), (report.session_id, xs)
+        box = re.search(r'viewBox="0 0 (\d+)', svg)
+        assert box is not None
+        assert max(x for xs in rows.values() for x in xs) + 150 <= float(box[1])  # all inside the drawing

