@@ -24,6 +24,7 @@ PUBLIC_MODULES = [
     "monitor.hosts.claude_code",
     "monitor.hosts.mcp",
     "monitor.ingest",
+    "monitor.jsonrecords",
     "monitor.lint",
     "monitor.models",
     "monitor.otel",

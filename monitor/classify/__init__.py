@@ -1,4 +1,4 @@
-"""Classification of tool calls into the three legs (DESIGN §3): reviewed overrides, annotations,
+"""Classification of tool calls into the three legs (docs/design.md, "Classification"): reviewed overrides, annotations,
 heuristics and the posture's default, each leg with its provenance; and the rule packs behind the overrides."""
 
 from monitor.classify._effects import (

@@ -1,4 +1,4 @@
-"""Effects of a call beyond moving data: destructive, privileged, code execution (DESIGN §4, steered actions).
+"""Effects of a call beyond moving data: destructive, privileged, code execution (docs/design.md, "Steered actions").
 
 Like the heuristics, each signal is a line of data. A call's effects come from the tool's ``destructiveHint``
 (from any server: it can only add), from its name, and from its arguments: a path that makes code run later

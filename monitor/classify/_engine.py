@@ -1,4 +1,4 @@
-"""The classifier: runs the layers of DESIGN §3 over a call and returns legs with provenance."""
+"""The classifier: runs the layers (docs/design.md, "Classification") over a call and returns legs with provenance."""
 
 from __future__ import annotations
 

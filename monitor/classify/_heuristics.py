@@ -10,7 +10,7 @@ reads, lists or computes (``read-only-name``); it only changes files where the s
 (``control-only-name``). The layers ask them only when no annotation and no heuristic gave X, so any sign that a
 tool sends (a destination, a URL, a send verb, code to run) keeps X. They never read a hint that could only
 lower risk (``readOnlyHint: true``); hints that say a tool writes veto them. So what an untrusted server's hints
-say never removes a leg the same tool would have without them (DESIGN §3).
+say never removes a leg the same tool would have without them (docs/design.md, "The security invariant").
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
-"""Server-sent labels on tool results, read within bounds, and the trust rule that gates them (DESIGN §3).
+"""Server-sent labels on tool results, read within bounds, and the trust rule that gates them (:func:`apply_labels`).
 
-Schemes read (docs/labels.md names each one's document and date):
-
-- ``trust-annotations``: ``_meta["io.modelcontextprotocol/trust-annotations"]`` on the ``CallToolResult`` and on
-  each content block: ``sensitive: true`` is private data, ``untrusted: true`` untrusted content (union semantics:
-  a block's label only adds to the result's). An ``evidenceRef`` of type ``ifc.fides.v1`` whose record is inlined
-  (its fields in the ``evidenceRef`` itself, or under ``record``) is read as an ``ifc`` label.
-- ``ifc``: ``_meta.ifc`` (the GitHub MCP server): ``integrity`` ``untrusted`` is untrusted content, ``trusted`` a
-  claim that the result carries none; ``confidentiality`` ``"public"``/``["public"]`` a claim that it carries no
-  private data (and that the place it came from is public), ``"private"`` or a list of reader logins private data.
-- ``sep-1913``: the early result hints ``privateHint``/``sensitiveHint`` (private data) and ``openWorldHint``/
-  ``maliciousActivityHint`` (untrusted content) in a result's ``_meta`` or ``annotations``, true values only.
-- ``action-metadata``: the tool-level extension in a tool's annotations (:func:`read_action_metadata`); it
-  describes the tool, not one result, so it is an input of the classification of the tool.
-
-Every label is hostile input. Only named keys are looked up, at most :data:`MAX_LABEL_BLOCKS` content blocks are
-examined, and a value of the wrong type counts as the claim that raises risk (an unreadable ``untrusted`` is
-untrusted). A result whose labels could not all be read (content blocks past the bound, a malformed label) loses
-every claim that would lower risk.
-
-The trust rule (:func:`apply_labels`): claims that add a leg are taken from any server. Claims that lower risk
-(``integrity: trusted`` removes untrusted content, ``confidentiality: public`` removes private data) are taken
-only from a trusted server, only at the result level, only when no label of the same result adds the leg back,
-and never against a reviewed rule or another result label: they remove only legs that annotations, heuristics or
-the posture's default gave.
+Claims that add a leg are taken from any server; claims that lower risk only from a trusted server, for the whole
+result, and never against a reviewed rule or another label. The schemes read, the bounds and the precedence are in
+docs/labels.md; the concept is docs/design.md, "Server-sent labels".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The classification layers of DESIGN §3 as small callables over one tool.
+"""The classification layers (docs/design.md, "Classification") as small callables over one tool.
 
 A layer returns an *opinion*: for each leg it speaks about, the provenance of the leg when present, or
 ``None`` when it says the leg is absent. Legs it does not mention are left to the next layer.
@@ -66,7 +66,7 @@ def classify_by_absence_heuristics(tool: ToolContext) -> Opinion:
     """Layer 3, second half (balanced posture), for a trusted server's tools only: a leg no earlier layer gave is
     absent when the tool's name says it only reads, lists or computes (X), unless its name also says it writes
     or its annotations say it is not read-only. A tool of a server nobody trusts keeps the legs the no-hint
-    default gives, whatever it is called: its arguments reach that server (DESIGN §3's invariant)."""
+    default gives, whatever it is called: its arguments reach that server (docs/design.md, "The security invariant")."""
     if not tool.trusted:
         return {}
     return dict.fromkeys(match_heuristics(HEURISTICS, tool.name, tool.definition, absent=True), None)

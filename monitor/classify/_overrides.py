@@ -1,17 +1,8 @@
-"""Layer 1: reviewed override rules applied to calls (DESIGN §3 and §6).
+"""Layer 1: reviewed override rules applied to calls (docs/design.md, "Classification" and "Rule files").
 
-A :class:`RuleSet` holds the loaded rule files. For a call it finds the first file whose ``server`` matches
-(exact names first, then globs in load order) and, in it, the first tool entry whose ``match`` matches the tool.
-The entry's ``legs`` are the reviewed answer, with provenance ``override`` and the rule id; its ``when``
-conditions, tested on the call's arguments (equals, in, glob, bounded regex, domain allowlist, internal host, or
-what earlier results showed about a value), add or remove legs for that call. A value too long for a glob or
-regex to examine is never judged by its prefix: the condition's additions apply and its removals do not.
-
-A ``pin`` ties an entry to the definitions it was reviewed against. A definition listed in the session that
-the pin does not match voids the entry: the call is classified as if no rule covered it, and the session
-raises ``definition-changed``. When the session listed no definition for the tool (a host that never sends
-``tools/list``, or a server that merely has a reviewed server's name), the pin cannot be checked: the entry
-may then only add legs (:class:`UncheckedPin`), never remove them, and the classifier asks the other layers.
+A :class:`RuleSet` holds the loaded rule files and finds the entry that covers a call; its ``when`` conditions add or
+remove legs for that call. A pin the session's definition does not match voids the entry; a pin the session could
+not check lets the entry only add legs (:class:`UncheckedPin`). Order, conditions, bounds and pins: docs/rules.md.
 """
 
 from __future__ import annotations

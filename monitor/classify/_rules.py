@@ -1,4 +1,4 @@
-"""The schema of reviewed override rule files (DESIGN §6): Sigma-style metadata, tool entries, tests.
+"""The schema of reviewed override rule files (docs/design.md, "Rule files"): Sigma-style metadata, tool entries, tests.
 
 Rule files are YAML, validated by these strict models (unknown keys are errors). Patterns are checked when
 the file loads: globs must be well formed, regular expressions must compile under RE2 (linear time, no

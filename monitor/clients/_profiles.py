@@ -1,4 +1,6 @@
-"""What MCP clients do with tool annotations before calling a tool (DESIGN §9, as reported October 2026).
+"""What MCP clients do with tool annotations before calling a tool, as reported October 2026.
+
+See docs/design.md, "Client profiles".
 
 These profiles are the baseline the monitor tightens: a host that already asks before every write asks
 often; the monitor asks when the trifecta forms.

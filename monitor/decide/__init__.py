@@ -1,4 +1,6 @@
-"""The decision policy (DESIGN §4): from a call's facts to ``allow``, ``confirm`` or ``deny``, with reasons.
+"""The decision policy: from a call's facts to ``allow``, ``confirm`` or ``deny``, with reasons.
+
+See docs/design.md, "Who may read it", and the table in docs/decisions.md.
 
 The session engine gathers the facts (:class:`CallFacts`); the policy only reads them, so the same facts always
 give the same decision. For a call that cannot send out (no ``external_communication`` leg), or one made before

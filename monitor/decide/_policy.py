@@ -94,8 +94,8 @@ class Policy(BaseModel):
     ``enforce`` turns the confirm on an exfiltration to an attacker-suggested destination into a deny.
     ``conversation_is_private`` counts user messages as private data in the context. ``allowlist`` holds
     e-mail addresses and domains (a domain covers its subdomains) that are always user-sanctioned.
-    ``baseline`` is a client profile (DESIGN §9) whose own confirmations stay: the final action is the
-    stricter of the client's and the monitor's. ``hijack`` (on by default) confirms a destructive,
+    ``baseline`` is a client profile (docs/design.md, "Client profiles") whose own confirmations stay: the
+    final action is the stricter of the client's and the monitor's. ``hijack`` (on by default) confirms a destructive,
     privileged or code-execution call whose target or content untrusted content chose.
     """
 

@@ -1,5 +1,6 @@
-"""Evidence that data flows (DESIGN §4): results parsed as the structured data they are, fingerprints of
-private content, the destinations a call sends to, and the session's content index that says who chose them."""
+"""Evidence that data flows (docs/design.md, "Destinations and evidence"): results parsed as the structured
+data they are, fingerprints of private content, the destinations a call sends to, and the session's content
+index that says who chose them."""
 
 from monitor.evidence._actions import (
     ACTION_FAMILIES,

@@ -1,13 +1,12 @@
 """Reading tool results as the structured data they are, and telling free text from listed values.
 
-Who chose a destination depends on where the session first saw it (DESIGN §4): a short value in a listing of
-the user's own things (an id, a contact, a channel) is not what an attacker wrote; free text (a message body, a
-review, a page, a long or sentence-like value under any key) is. So a result is parsed as what it is: JSON, a
-YAML or ``key: value`` dump, the ``repr`` of Python values that servers written in Python often return
-(``{'name': 'x', 'stars': "['a', 'b']"}``, ``Issue(author='ana@x.example', ...)``), an MCP ``CallToolResult``
-with content blocks and structured content, prose that wraps JSON lines; and walked into :class:`TextLeaf`
-values, each with the key it stood under and whether it reads as free text. ``_meta`` is protocol, not content,
-and is skipped.
+Who chose a destination depends on where the session first saw it (docs/design.md, "Destinations and evidence"): a short
+value in a listing of the user's own things (an id, a contact, a channel) is not what an attacker wrote; free text (a
+message body, a review, a page, a long or sentence-like value under any key) is. So a result is parsed as what it is:
+JSON, a YAML or ``key: value`` dump, the ``repr`` of Python values that servers written in Python often return
+(``{'name': 'x', 'stars': "['a', 'b']"}``, ``Issue(author='ana@x.example', ...)``), an MCP ``CallToolResult`` with
+content blocks and structured content, prose that wraps JSON lines; and walked into :class:`TextLeaf` values, each with
+the key it stood under and whether it reads as free text. ``_meta`` is protocol, not content, and is skipped.
 
 Every result is attacker-controlled, so reading one is bounded (:class:`ReadBounds`), and every bound is
 checked before the work it limits:

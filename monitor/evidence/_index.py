@@ -2,39 +2,28 @@
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from monitor.evidence import _provenance
 from monitor.evidence._actions import (
-    asks_for_action,
-    delegates_everything,
     find_person_names,
-    names_place_of,
-    says_it_moves_money,
 )
 from monitor.evidence._content import Reading, TextLeaf, iter_leaves
 from monitor.evidence._destinations import (
-    TARGET_KEYS,
     find_addresses,
-    is_allowlisted,
     is_outsider_field,
-    is_recipient_value,
     iter_argument_texts,
-    mentions_destination,
     normalize_text,
 )
 from monitor.evidence._fingerprints import FragmentIndex, squash
-from monitor.evidence._lookalikes import find_lookalike
-from monitor.evidence._paraphrase import SalientIndex, is_common_word
-from monitor.evidence._parties import is_delegated, is_described_object, is_said_by_named_sender, names_users_object
-from monitor.evidence._postal import find_listed_street
+from monitor.evidence._paraphrase import SalientIndex
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
-from monitor.evidence._tokens import contains_token, id_mention
+from monitor.evidence._tokens import contains_token
 from monitor.evidence._words import FreeText, WordIndex
-from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Origin, Transform
+from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Transform
 
 _MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
@@ -44,17 +33,11 @@ MAX_RESULT_CHARS = 1_000_000
 of the result is not examined and ``truncated`` is set."""
 # Private text waits to be fingerprinted until a search needs it, up to this much.
 _MAX_PENDING_CHARS = 200_000
-_MIN_STEERING_CHARS = 4
 # Up to this many free texts a search reads them all; past it, only those holding the value's words.
 _SCAN_ALL_TEXTS = 32
 _MAX_ATTRIBUTES = 64
-_MIN_COPIED_LINE = 24
-_MAX_LINES_COMPARED = 200
-_MAX_NAME_PARTS = 4
-_MAX_TARGET_WORDS = 4
 _MIN_RECORD_VALUE = 6
 _MIN_RECORD_FIELDS = 2
-_QUOTED = re.compile(r"'([^']{16,})'|\"([^\"]{16,})\"|`([^`]{16,})`")
 
 
 @dataclass
@@ -163,34 +146,13 @@ class ContentIndex:
         return bool(value) and any(contains_token(text, value) for text in self.user_text)
 
     def add_place(self, call_id: str, arguments: Mapping[str, Any], tool: str = "") -> None:
-        """Record the arguments of a call that ran: when its names are values the user typed (a channel, a
-        subject, a file name) or ids of objects the user named, the call read a place the user pointed at. A call
-        that names nothing reads the place its tool is for: a place of the kind the user's words name ("check my
-        inbox"), where a destination may be delegated (see :attr:`pointed_places`)."""
-        # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
-        # the user named, though the owner is the same). A number is an id only of an object the user described.
-        texts = [text for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS]
-        named = [text for text in texts if len(text) >= _MIN_STEERING_CHARS - 1 and not text.strip().isdigit()]
-        ids = [text for text in texts if text.strip().isdigit() and is_described_object(self, text)]
-        if not named and not ids:
-            if tool and names_place_of(self.user_text, tool):
-                self.pointed_places.add(call_id)
-        elif all(self._typed_place(t) or names_users_object(self, t) or is_described_object(self, t) for t in named):
-            self.pointed.add(call_id)
-
-    def _typed_place(self, text: str) -> bool:
-        # A URL the user typed without its scheme ("www.example.com/bill") is the one fetched with it.
-        return self.typed_by_user(text) or ("://" in text and self.typed_by_user(text.split("://", 1)[1]))
+        """Record the arguments of a call that ran: whether it read a place the user pointed at (see
+        :func:`~monitor.evidence._provenance.record_place`)."""
+        _provenance.record_place(self, call_id, arguments, tool)
 
     def is_seen_verbatim(self, text: str) -> bool:
-        """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw: the user's
-        words, a listed value or free text of a result."""
-        value = normalize_text(text)
-        if not value:
-            return False
-        if value in self.listed or any(contains_token(t, value) for t in self.user_text):
-            return True
-        return any(contains_token(t, value) for _, t, _ in self.free_texts_with(value))
+        """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw."""
+        return _provenance.is_seen_verbatim(self, text)
 
     def add_call_arguments(self, arguments: Mapping[str, Any], *, external: bool) -> None:
         """Record the values a call was made with: the agent knew them before any later result, so they are
@@ -207,12 +169,7 @@ class ContentIndex:
         self._clock += 1
         if external:
             self.sent_tail = (self.sent_tail + "".join(squash(t) for t in texts))[-_SENT_TAIL_CHARS:]
-            texts_by_path = [(path, text) for path, _, text in iter_argument_texts(arguments)]
-            for key, piece in stream_pieces(texts_by_path):
-                tail = (self._streams.pop(key, "") + piece)[-_SENT_TAIL_CHARS:]
-                self._streams[key] = tail
-                while len(self._streams) > _MAX_STREAMS:
-                    self._streams.popitem(last=False)
+            _extend_streams(self._streams, arguments)
             keep = self._secret_piece()
             self._pieces.record(split_pieces(piece_texts(texts), keep) if keep is not None else frozenset())
 
@@ -238,9 +195,11 @@ class ContentIndex:
             if leaf.free_text:
                 self._add_free_text(call_id, leaf, untrusted)
             elif untrusted and is_outsider_field(leaf.key):
-                self._add_outsider(call_id, leaf)
+                if not _add_value(self.outsiders, call_id, leaf.value, self.max_values):
+                    self.truncated_listing = True
             else:
-                self._add_listed(call_id, leaf)
+                if not _add_value(self.listed, call_id, leaf.value, self.max_values):
+                    self.truncated_listing = True
                 if private:
                     self._add_private_value(call_id, leaf.value)
             digest = hash((leaf.key, leaf.value))
@@ -260,26 +219,6 @@ class ContentIndex:
         # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
         if _MIN_RECORD_VALUE <= len(value) <= _MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
             self._private_values.setdefault(normalize_text(value), (call_id, self._clock))
-
-    def _find_copied_records(self, texts: list[str]) -> list[FragmentMatch]:
-        """Private records copied field by field: two or more whole argument values that are short fields of
-        the private content one call returned (and that the agent did not have before it)."""
-        found: dict[str, list[str]] = {}
-        for text in texts:
-            value = normalize_text(text)
-            hit = self._private_values.get(value)
-            if hit is None or self.typed_by_user(value):
-                continue
-            sent_at = self._argument_values.get(value)
-            if sent_at is not None and sent_at < hit[1]:
-                continue
-            if text not in found.setdefault(hit[0], []):
-                found[hit[0]].append(text)
-        return [
-            FragmentMatch(call_id, ", ".join(values)[:200], Transform.VERBATIM)
-            for call_id, values in found.items()
-            if len(values) >= _MIN_RECORD_FIELDS
-        ]
 
     def _exclude_later(self, text: str, at: int | None) -> None:
         # Like private text, what is known before it waits until a search needs it: most calls never search.
@@ -339,23 +278,6 @@ class ContentIndex:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
         return list(self.attributes.get(value, ()))
 
-    def _add_listed(self, call_id: str, leaf: TextLeaf) -> None:
-        if len(self.listed) >= self.max_values:
-            self.truncated_listing = True
-            return
-        value = normalize_text(leaf.value)
-        self.listed.setdefault(value, call_id)
-        for _, address in find_addresses(leaf.value):
-            self.listed.setdefault(address.lower(), call_id)
-
-    def _add_outsider(self, call_id: str, leaf: TextLeaf) -> None:
-        if len(self.outsiders) >= self.max_values:
-            self.truncated_listing = True
-            return
-        self.outsiders.setdefault(normalize_text(leaf.value), call_id)
-        for _, address in find_addresses(leaf.value):
-            self.outsiders.setdefault(address.lower(), call_id)
-
     def _add_free_text(self, call_id: str, leaf: TextLeaf, untrusted: bool) -> None:
         text = normalize_text(leaf.value)
         self.free_text.append((call_id, text, untrusted))
@@ -366,63 +288,8 @@ class ContentIndex:
             self.truncated_listing = True
 
     def label(self, destination: Destination, allowlist: Iterable[str] = (), tool: str = "") -> LabelledDestination:
-        """Label a destination by who chose it: the user (their words, as a whole token, or the allowlist); a
-        look-alike of one the user sanctioned; or else the first result that showed it. A structured listing in
-        an earlier result than any untrusted free text mentioning it is a listing; untrusted free text first (or
-        in the same result) is the attacker's suggestion, unless the user delegated it (pointed at that place
-        and asked for an action of ``tool``'s kind, without naming a destination of that kind); free text of
-        private content only is private text."""
-        compact = destination.kind in (DestinationKind.IBAN, DestinationKind.PHONE)
-        value = destination.value.lower()
-
-        def seen_in(text: str) -> bool:
-            if compact:
-                return mentions_destination(text, destination)
-            # A bare number in prose is a date, an amount or a count; it names a place only when named as an id.
-            if value.isdigit():
-                return id_mention(value).search(text) is not None
-            return contains_token(text, value, domain=destination.kind is DestinationKind.DOMAIN)
-
-        if any(seen_in(text) for text in self.user_text):
-            return LabelledDestination(destination, Origin.USER, None)
-        if is_allowlisted(destination, allowlist):
-            return LabelledDestination(destination, Origin.ALLOWLIST, None)
-        sanctioned = [a for addresses in self.user_addresses.values() for a in addresses]
-        sanctioned.extend(entry.lower() for entry in allowlist)
-        if find_lookalike(destination.value, sanctioned) is not None:
-            return LabelledDestination(destination, Origin.LOOKALIKE, None)
-        # Numbers and compact values (IBANs, phone numbers) are matched by other patterns than whole tokens.
-        texts = self.free_text if compact or value.isdigit() else self.free_texts_with(value)
-        labelled = self._label_by_results(destination, seen_in, texts)
-        # A result that only echoed a value the agent had already sent (a lookup of an address it made up)
-        # does not show where the value came from.
-        if labelled.from_call is not None and self._echoes(value, labelled.from_call):
-            return LabelledDestination(destination, Origin.UNSEEN, None)
-        if labelled.origin is Origin.ATTACKER and is_delegated(self, destination, labelled.from_call, tool):
-            return LabelledDestination(destination, Origin.DELEGATED, labelled.from_call)
-        return labelled
-
-    def _label_by_results(
-        self, destination: Destination, seen_in: Callable[[str], bool], texts: Sequence[FreeText]
-    ) -> LabelledDestination:
-        value = normalize_text(destination.value)
-        listed_in = self.listed.get(value)
-        if listed_in is None and destination.kind is DestinationKind.POSTAL:
-            listed_in = find_listed_street(self.listed, value)
-        attacker_call = next((c for c, text, untrusted in texts if untrusted and seen_in(text)), None)
-        if listed_in is not None and (
-            attacker_call is None or self._order.get(listed_in, 0) < self._order.get(attacker_call, 0)
-        ):
-            return LabelledDestination(destination, Origin.LISTING, listed_in)
-        if attacker_call is not None:
-            return LabelledDestination(destination, Origin.ATTACKER, attacker_call)
-        outsider_call = self.outsiders.get(value)
-        if outsider_call is not None:
-            return LabelledDestination(destination, Origin.ATTACKER, outsider_call)
-        private_call = next((c for c, text, untrusted in texts if not untrusted and seen_in(text)), None)
-        if private_call is not None:
-            return LabelledDestination(destination, Origin.PRIVATE_TEXT, private_call)
-        return LabelledDestination(destination, Origin.UNSEEN, None)
+        """Label a destination by who chose it (see :func:`~monitor.evidence._provenance.label_destination`)."""
+        return _provenance.label_destination(self, destination, allowlist, tool)
 
     def add_untrusted_source(self, arguments: Mapping[str, Any], call_id: str = "") -> None:
         """Record the arguments of a call whose result carried untrusted content: they name a place that
@@ -456,109 +323,32 @@ class ContentIndex:
         return {self.untrusted_places[i][0] for i in common}
 
     def find_steering(self, arguments: Mapping[str, Any]) -> str | None:
-        """The call whose untrusted free text suggested one of these argument values (a name, path, id or
-        address the user never typed), if any: a read made with it was chosen by whoever wrote that text. A
-        place the user pointed at and told the agent to act on ("do what Ana's e-mail says") does not steer."""
-        for _, _, text in iter_argument_texts(arguments):
-            value = normalize_text(text)
-            if not _MIN_STEERING_CHARS <= len(value) <= _MAX_ATTRIBUTE_CHARS or value.isdigit():
-                continue
-            if self.typed_by_user(value):
-                continue
-            for call_id, free, untrusted in self.free_texts_with(value):
-                if untrusted and contains_token(free, value) and not self._echoes(value, call_id):
-                    if call_id in self.pointed and delegates_everything(self.user_text):
-                        break
-                    return call_id
-        return None
+        """The call whose untrusted free text suggested one of these argument values, if any (see
+        :func:`~monitor.evidence._provenance.find_steering`)."""
+        return _provenance.find_steering(self, arguments)
 
     def find_steered_value(
         self, arguments: Mapping[str, Any], tool: str, *, copied_lines: bool = True
     ) -> tuple[str, str] | None:
-        """An argument value of a call to ``tool`` that untrusted content chose, as ``(value, call id)``: a
-        target (at most four words) first written in untrusted free text (an id only where the text names it as
-        one: ``ID '13'``, ``#13``), or (with ``copied_lines``) a line of a longer value copied from it. Values
-        the user typed, values listed before the text showed them, and places the user pointed at for an action
-        of this kind are not steered."""
-        # Content the user asked to be written where they said (the workflow at the path they typed) is theirs,
-        # wherever its lines were looked up.
-        user_target = any(
-            key.lower() in TARGET_KEYS and self.typed_by_user(text) for _, key, text in iter_argument_texts(arguments)
-        ) and asks_for_action(self.user_text, tool)
-        for _, _, text in iter_argument_texts(arguments):
-            value = normalize_text(text)
-            if not value or self.typed_by_user(value):
-                continue
-            # A target is a name, an id, an address or a secret: a few words at most. A single common word
-            # ("writer", "primary") is a setting anyone would pick, not a chosen target.
-            target_like = len(value) <= _MAX_ATTRIBUTE_CHARS and len(value.split()) <= _MAX_TARGET_WORDS
-            if target_like and not (value.isalpha() and is_common_word(value)):
-                found = self._first_untrusted_mention(value)
-                if (
-                    found is not None
-                    and not self._listed_before(value, found)
-                    and not self._made_of_own_parts(value, found)
-                ):
-                    # A place never chooses who gets money; a payment's other values (the bill's reference) it may.
-                    detail = says_it_moves_money(tool) and not is_recipient_value(arguments, value)
-                    if found in self.pointed and asks_for_action(self.user_text, tool, delegating=not detail):
-                        continue
-                    # The user handed over what a person they named wrote ("complete the tasks Dana sent me").
-                    if delegates_everything(self.user_text) and is_said_by_named_sender(self, value):
-                        continue
-                    return text, found
-            for line in text.splitlines()[:_MAX_LINES_COMPARED] if copied_lines and not user_target else ():
-                # A line, or a quoted part of one (the text an ``echo '…' >> ~/.bashrc`` writes).
-                for part in (line, *(q for group in _QUOTED.findall(line) for q in group if q)):
-                    part = normalize_text(part)
-                    if len(part) < _MIN_COPIED_LINE or self.typed_by_user(part):
-                        continue
-                    found = next((c for c, free, untrusted in self.free_text if untrusted and part in free), None)
-                    if found is not None and not (
-                        found in self.pointed and asks_for_action(self.user_text, tool, delegating=True)
-                    ):
-                        return part, found
-        return None
+        """An argument value of a call to ``tool`` that untrusted content chose, as ``(value, call id)`` (see
+        :func:`~monitor.evidence._provenance.find_steered_value`)."""
+        return _provenance.find_steered_value(self, arguments, tool, copied_lines=copied_lines)
 
-    def _first_untrusted_mention(self, value: str) -> str | None:
-        if value.isdigit():
-            pattern = id_mention(value)
-            return next((c for c, free, untrusted in self.free_text if untrusted and pattern.search(free)), None)
-        if len(value) < _MIN_STEERING_CHARS:
-            return None
-        texts = self.free_texts_with(value)
-        return next(
-            (
-                c
-                for c, free, untrusted in texts
-                if untrusted and contains_token(free, value) and not self._echoes(value, c)
-            ),
-            None,
-        )
-
-    def _echoes(self, value: str, call_id: str) -> bool:
+    def echoes(self, value: str, call_id: str) -> bool:
         """Whether the result of ``call_id`` came after the agent had sent ``value``: it only echoes it (an error
         repeating an argument), which does not show who chose it."""
         sent_at = self._argument_values.get(value)
         return sent_at is not None and sent_at < self._result_clock.get(call_id, 0)
+
+    def order_of(self, call_id: str) -> int:
+        """The place of ``call_id``'s result among the session's results (0: the first, or none)."""
+        return self._order.get(call_id, 0)
 
     def free_texts_with(self, value: str) -> Sequence[FreeText]:
         """The free texts that may hold ``value`` as a whole token, in order (see :class:`WordIndex`)."""
         if len(self.free_text) <= _SCAN_ALL_TEXTS:
             return self.free_text
         return self._words.find(self.free_text, self._dropped_texts, value)
-
-    def _made_of_own_parts(self, value: str, call_id: str) -> bool:
-        """Whether a path-like name (``owner/repo``) is made of parts the user typed or the session listed before
-        ``call_id`` showed it: the user's account and the name the user gave."""
-        parts = [part for part in value.split("/") if part]
-        return 1 < len(parts) <= _MAX_NAME_PARTS and all(
-            self.typed_by_user(part) or self._listed_before(part, call_id) for part in parts
-        )
-
-    def _listed_before(self, value: str, call_id: str) -> bool:
-        listed_in = self.listed.get(value)
-        return listed_in is not None and self._order.get(listed_in, 0) < self._order.get(call_id, 0)
 
     def _secret_piece(self) -> Callable[[str], bool] | None:
         """Whether a piece a call sends is part of a secret of the private content; None while there is none (no
@@ -592,8 +382,56 @@ class ContentIndex:
         pieces = (self._pieces, split_pieces(piece_texts(texts), keep) if keep is not None else frozenset())
         found = self.private.search(texts, self.sent_tail, streams=streams, pieces=pieces)
         matched = {f.from_call for f in found}
-        found.extend(f for f in self._find_copied_records(texts) if f.from_call not in matched)
+        copied = _find_copied_records(texts, self._private_values, self._argument_values, self.typed_by_user)
+        found.extend(f for f in copied if f.from_call not in matched)
         # Paraphrase is weaker evidence: reported only for sources nothing stronger matched.
         strong = {f.from_call for f in found}
         found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)
         return found
+
+
+def _add_value(table: dict[str, str], call_id: str, text: str, max_values: int) -> bool:
+    """Note the call that first showed ``text`` (normalised) and the addresses in it; False, and nothing noted,
+    when ``table`` is full."""
+    if len(table) >= max_values:
+        return False
+    table.setdefault(normalize_text(text), call_id)
+    for _, address in find_addresses(text):
+        table.setdefault(address.lower(), call_id)
+    return True
+
+
+def _extend_streams(streams: OrderedDict[str, str], arguments: Mapping[str, Any]) -> None:
+    """Add what an external call sends to the tails of its streams (the least recently used beyond the bound go)."""
+    texts_by_path = [(path, text) for path, _, text in iter_argument_texts(arguments)]
+    for key, piece in stream_pieces(texts_by_path):
+        tail = (streams.pop(key, "") + piece)[-_SENT_TAIL_CHARS:]
+        streams[key] = tail
+        while len(streams) > _MAX_STREAMS:
+            streams.popitem(last=False)
+
+
+def _find_copied_records(
+    texts: list[str],
+    private_values: Mapping[str, tuple[str, int]],
+    argument_values: Mapping[str, int],
+    typed_by_user: Callable[[str], bool],
+) -> list[FragmentMatch]:
+    """Private records copied field by field: two or more whole argument values that are short fields of
+    the private content one call returned (and that the agent did not have before it)."""
+    found: dict[str, list[str]] = {}
+    for text in texts:
+        value = normalize_text(text)
+        hit = private_values.get(value)
+        if hit is None or typed_by_user(value):
+            continue
+        sent_at = argument_values.get(value)
+        if sent_at is not None and sent_at < hit[1]:
+            continue
+        if text not in found.setdefault(hit[0], []):
+            found[hit[0]].append(text)
+    return [
+        FragmentMatch(call_id, ", ".join(values)[:200], Transform.VERBATIM)
+        for call_id, values in found.items()
+        if len(values) >= _MIN_RECORD_FIELDS
+    ]

@@ -1,4 +1,4 @@
-"""Finding private content restated in other words (paraphrase evidence, DESIGN §4).
+"""Finding private content restated in other words (paraphrase evidence, docs/evidence.md).
 
 Verbatim and encoded copies are found by fingerprints; a restatement ("Nightingale budget is 2.4M, ref
 ACC-88412" for "Project Nightingale, budget $2.4M, contact ref ACC-88412") shares no long run of characters

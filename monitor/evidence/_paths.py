@@ -1,4 +1,4 @@
-"""Which local paths hold third-party text and which hold secrets (DESIGN §4, coding agents).
+"""Which local paths hold third-party text and which hold secrets (docs/design.md, "Coding agents").
 
 A coding agent reads files of two kinds that matter to the trifecta beyond "the user's files": files a third
 party wrote (dependency trees, package caches, downloads) are untrusted content, and secrets files (``.env``,

@@ -56,7 +56,6 @@ from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
     CONFIRM_FIELD,
     CONFIRM_KEY,
-    announced_name,
     build_error_result,
     build_form,
     build_input_required,
@@ -258,10 +257,7 @@ class StdioProxy:
                 await self._on_call(message)
                 return
             if message.method == "initialize":
-                params = message.params or {}
-                self._client_caps = params.get("capabilities")
-                version = params.get("protocolVersion")
-                self._client_version = version if isinstance(version, str) else None
+                self._client_caps, self._client_version = _read_client_hello(message.params)
             if message.method in ("initialize", "server/discover", "tools/list"):
                 self._tracked[_id_key(message.id)] = _Tracked(message.method)
         elif isinstance(message, JSONRPCResponse | JSONRPCError) and isinstance(message.id, str):
@@ -318,14 +314,14 @@ class StdioProxy:
         if decision.action is Action.DENY:
             self._audit_call(call, "blocked")
             await self._refuse(message, reason)
-        elif is_stateless_request(params):
-            if request_declares_elicitation(params):
-                self._audit_call(call, "asked")
-                await self._ask_stateless(message, call, reason)
-            else:
-                self._audit_call(call, "unconfirmed")
-                await self._refuse(message, f"{reason}. The client cannot ask you (no elicitation): not run.")
-        elif declares_elicitation(self._client_caps) and speaks(self._client_version, "elicitation"):
+        elif is_stateless_request(params) and request_declares_elicitation(params):
+            self._audit_call(call, "asked")
+            await self._ask_stateless(message, call, reason)
+        elif (
+            not is_stateless_request(params)
+            and declares_elicitation(self._client_caps)
+            and speaks(self._client_version, "elicitation")
+        ):
             self._audit_call(call, "asked")
             assert self._task_group is not None
             self._task_group.start_soon(self._ask_handshake, message, call, reason)
@@ -354,18 +350,10 @@ class StdioProxy:
 
     # -- confirmation --------------------------------------------------------------------------------------
 
-    def _question(self, reason: str) -> str:
-        return (
-            f"{reason}. MCP server: {self.server_name}. Run the call anyway? Tick '{CONFIRM_FIELD}' and accept to "
-            "run it; decline to stop it."
-        )
-
     async def _ask_stateless(self, message: JSONRPCRequest, call: _Call, reason: str) -> None:
         state = f"trifecta-proxy:{secrets.token_urlsafe(18)}"
-        self._held[state] = call
-        while len(self._held) > _REMEMBERED_STATES:
-            self._held.popitem(last=False)
-        result = build_input_required(self._question(reason), state)
+        _remember(self._held, state, call)
+        result = build_input_required(_question(reason, self.server_name), state)
         await self._send_client(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result))
 
     async def _resume(self, message: JSONRPCRequest, call: _Call, params: dict[str, Any]) -> None:
@@ -391,19 +379,16 @@ class StdioProxy:
         event = anyio.Event()
         slot: list[Message] = []
         self._answers[ask_id] = (event, slot)
-        form = build_form(self._question(reason), with_mode=speaks(self._client_version, "elicitation_modes"))
+        form = build_form(
+            _question(reason, self.server_name), with_mode=speaks(self._client_version, "elicitation_modes")
+        )
         try:
             await self._send_client(JSONRPCRequest(jsonrpc="2.0", id=ask_id, method="elicitation/create", params=form))
             with anyio.move_on_after(self.confirm_timeout):
                 await event.wait()
         finally:
             self._answers.pop(ask_id, None)
-        if not slot:
-            accepted, how = False, f"no answer to the confirmation within {self.confirm_timeout:g} s"
-        elif isinstance(slot[0], JSONRPCError):
-            accepted, how = False, f"the client could not ask the user ({slot[0].error.message})"
-        else:
-            accepted, how = read_answer(cast(JSONRPCResponse, slot[0]).result)
+        accepted, how = _read_handshake_answer(slot, self.confirm_timeout)
         self._say(f"call {call.call_id} ({call.tool}): {how}")
         if _id_key(message.id) in self._cancelled:
             return
@@ -424,10 +409,10 @@ class StdioProxy:
     def _on_response(self, tracked: _Tracked, message: JSONRPCResponse | JSONRPCError) -> None:
         result = message.result if isinstance(message, JSONRPCResponse) else None
         initialize = tracked.method == "initialize"
-        if self._announced is None:
-            self._announced = announced_name(result, initialize=initialize)
+        announced = read_announced_identity(result, initialize=initialize, package=self._package)
+        if self._announced is None and announced is not None:
+            self._announced = announced.name
         if initialize or self._identity is None or self._identity.name is None:
-            announced = read_announced_identity(result, initialize=initialize, package=self._package)
             self._identity = announced or self._identity
         if tracked.method == "tools/list" and isinstance(result, dict):
             tools = result.get("tools")
@@ -448,9 +433,7 @@ class StdioProxy:
                 # The server asks the client for input; the call runs when the client sends it again.
                 state = result.get("requestState")
                 if isinstance(state, str):
-                    self._server_states[state] = call
-                    while len(self._server_states) > _REMEMBERED_STATES:
-                        self._server_states.popitem(last=False)
+                    _remember(self._server_states, state, call)
                 return
             is_error = result.get("isError") is True
         findings = self.monitor.after_call(self.session_key, call.call_id, result, is_error)
@@ -475,6 +458,35 @@ class StdioProxy:
     def _say(self, text: str) -> None:
         with contextlib.suppress(Exception):
             self._report(text)
+
+
+def _read_client_hello(params: dict[str, Any] | None) -> tuple[Any, str | None]:
+    """The capabilities and protocol version an ``initialize`` request declares."""
+    version = (params or {}).get("protocolVersion")
+    return (params or {}).get("capabilities"), version if isinstance(version, str) else None
+
+
+def _question(reason: str, server: str) -> str:
+    return (
+        f"{reason}. MCP server: {server}. Run the call anyway? Tick '{CONFIRM_FIELD}' and accept to "
+        "run it; decline to stop it."
+    )
+
+
+def _read_handshake_answer(slot: list[Message], timeout: float) -> tuple[bool, str]:
+    """Whether the user accepted, and how the answer (or its absence) reads, from an ``elicitation/create`` reply."""
+    if not slot:
+        return False, f"no answer to the confirmation within {timeout:g} s"
+    if isinstance(slot[0], JSONRPCError):
+        return False, f"the client could not ask the user ({slot[0].error.message})"
+    return read_answer(cast(JSONRPCResponse, slot[0]).result)
+
+
+def _remember(states: OrderedDict[str, _Call], state: str, call: _Call) -> None:
+    """Keep ``call`` under ``state``, forgetting the oldest beyond the bound."""
+    states[state] = call
+    while len(states) > _REMEMBERED_STATES:
+        states.popitem(last=False)
 
 
 def _report_on_stderr(text: str) -> None:

@@ -25,7 +25,6 @@ from monitor.models import (
     PROTOCOL_VERSION_META_KEY,
     RESULT_TYPE_COMPLETE,
     RESULT_TYPE_INPUT_REQUIRED,
-    SERVER_INFO_META_KEY,
     infer_protocol_version,
 )
 
@@ -68,19 +67,6 @@ def declares_elicitation(capabilities: Any) -> bool:
 def request_declares_elicitation(params: Any) -> bool:
     """True when a 2026-07-28 request's ``_meta`` declares form elicitation."""
     return declares_elicitation(request_meta(params).get(CLIENT_CAPABILITIES_META_KEY))
-
-
-def announced_name(result: Any, *, initialize: bool) -> str | None:
-    """The server's name as a result gives it: ``serverInfo`` of an ``initialize`` result, else the
-    ``io.modelcontextprotocol/serverInfo`` stamp in the result's ``_meta``; None when it names none."""
-    if not isinstance(result, dict):
-        return None
-    info = result.get("serverInfo") if initialize else None
-    if not isinstance(info, dict):
-        meta = result.get("_meta")
-        info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
-    name = info.get("name") if isinstance(info, dict) else None
-    return name if isinstance(name, str) and name.strip() else None
 
 
 def build_form(message: str, *, with_mode: bool) -> dict[str, Any]:

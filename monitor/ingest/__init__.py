@@ -13,9 +13,9 @@ The readers are the boundary where attacker-controlled text comes in, and hold t
   OTLP time out of range is an error, and its span is still read without it).
 - Nothing is taken in silence: an empty file is an error naming it; a key repeated within one JSON object is
   an error naming the record and the key, and the record is read with every value of that key (see
-  :func:`monitor.spans.decode_json_record`), so no value hides another; an AgentDojo run without any
+  :func:`monitor.jsonrecords.decode_json_record`), so no value hides another; an AgentDojo run without any
   message of a known role (an all-null run) is an error, never a clean session.
-- Nesting beyond :data:`monitor.spans.MAX_JSON_DEPTH` levels is an error, and the deeper part is read as the
+- Nesting beyond :data:`monitor.jsonrecords.MAX_JSON_DEPTH` levels is an error, and the deeper part is read as the
   text of its leaves: later steps never walk an unbounded depth, and no leaf is dropped.
 """
 

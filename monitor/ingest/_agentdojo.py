@@ -18,8 +18,8 @@ from typing import IO, Any
 import orjson
 
 from monitor.errors import InputError
+from monitor.jsonrecords import decode_json_record, flatten_json_text
 from monitor.models import Record, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult, UserMessage
-from monitor.spans import decode_json_record, flatten_json_text
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 _BLOCK = 1 << 20

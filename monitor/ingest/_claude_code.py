@@ -58,6 +58,7 @@ import orjson
 from pydantic import ValidationError
 
 from monitor.ingest._files import iter_lines
+from monitor.jsonrecords import decode_json_record
 from monitor.models import (
     CLAUDE_CODE_SERVER,
     AssistantMessage,
@@ -70,7 +71,6 @@ from monitor.models import (
     UserMessage,
     split_mcp_name,
 )
-from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Concatenate, ParamSpec
 
+from monitor.jsonrecords import LARGE_RECORD
 from monitor.models import RecordError, RecordStream
-from monitor.spans import LARGE_RECORD
 
 _P = ParamSpec("_P")
 
@@ -19,8 +19,8 @@ def describe_read_error(exc: OSError) -> str:
 
 def iter_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | bytearray]]:
     """Yield ``(line number, line)`` for every line of ``fh`` that is not blank. A line of
-    :data:`~monitor.spans.LARGE_RECORD` bytes or more comes as a ``bytearray`` and no other copy of it is kept:
-    :func:`~monitor.spans.decode_json_record` takes it over, so a huge record is in memory once."""
+    :data:`~monitor.jsonrecords.LARGE_RECORD` bytes or more comes as a ``bytearray`` and no other copy of it is kept:
+    :func:`~monitor.jsonrecords.decode_json_record` takes it over, so a huge record is in memory once."""
     lineno = 0
     for line in fh:  # not enumerate(): its reused tuple would keep the last line alive
         lineno += 1  # noqa: SIM113

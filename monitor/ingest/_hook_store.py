@@ -17,8 +17,8 @@ import orjson
 
 from monitor.errors import InputError
 from monitor.ingest._claude_code import DEFAULT_MAX_OPEN_SESSIONS, _Line, _Reader
+from monitor.jsonrecords import LARGE_RECORD, decode_json_record
 from monitor.models import RecordStream
-from monitor.spans import LARGE_RECORD, decode_json_record
 from monitor.store import HookStore
 
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -11,8 +11,8 @@ import orjson
 from pydantic import ValidationError
 
 from monitor.ingest._files import iter_lines, stream_file
+from monitor.jsonrecords import decode_json_record
 from monitor.models import EVENT_ADAPTER, RecordError, RecordStream, SessionEnd, ToolCall, ToolResult
-from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 

@@ -33,8 +33,6 @@ from typing import Any
 
 import orjson
 
-from monitor.models import SERVER_INFO_META_KEY
-
 LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log")
 """File suffixes of MCP JSON-RPC logs and tool lists: the files read when a folder is given."""
 
@@ -145,19 +143,6 @@ def parse_direction(value: Any) -> Peer | None:
     if not isinstance(value, str):
         return None
     return _DIRECTIONS.get(value.lower().translate(_DIRECTION_NOISE))
-
-
-def announced_server(result: Any, *, initialize: bool) -> str | None:
-    """Return the server name a result announces: ``serverInfo.name`` of an ``initialize`` result, else the
-    ``serverInfo`` stamped in the result's ``_meta``; None when it names none."""
-    if not isinstance(result, dict):
-        return None
-    info = result.get("serverInfo") if initialize else None
-    if not isinstance(info, dict):
-        meta = result.get("_meta")
-        info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
-    name = info.get("name") if isinstance(info, dict) else None
-    return name if isinstance(name, str) and name else None
 
 
 def read_id_key(value: Any) -> IdKey | None:

@@ -78,7 +78,6 @@ from monitor.ingest._jsonrpc import (
     TIME_KEYS,
     IdKey,
     Peer,
-    announced_server,
     describe_error,
     first_name,
     format_id,
@@ -98,6 +97,7 @@ from monitor.ingest._mcp_state import (
     find_request_origin,
     pop_awaiting,
 )
+from monitor.jsonrecords import decode_json_record
 from monitor.models import (
     RecordError,
     RecordStream,
@@ -108,7 +108,6 @@ from monitor.models import (
     UserMessage,
     read_announced_identity,
 )
-from monitor.spans import decode_json_record
 
 DEFAULT_MAX_OPEN_SESSIONS = 1000
 USER_MESSAGE_KIND = "user_message"
@@ -212,7 +211,7 @@ class _LogReader:
             yield RecordError(source=source, message="not a JSON-RPC message, a batch or a wrapper object")
             return
         problems: list[str] = []
-        envelope = self._read_envelope(doc, problems, source)
+        envelope = _read_envelope(doc, problems, source, self.default_session)
         for problem in problems:
             yield RecordError(source=source, message=problem)
         if envelope is None:
@@ -238,28 +237,6 @@ class _LogReader:
                 return
             yield from (RecordError(source=source, message=f"/{key} (text){p.where}: {p.message}") for p in found)
         yield from self._read_payload(lineno, envelope, payload)
-
-    def _read_envelope(self, doc: dict[str, Any], problems: list[str], source: str) -> Envelope | None:
-        try:
-            session = first_name(doc, SESSION_KEYS)
-            server = first_name(doc, SERVER_KEYS)
-        except ValueError as exc:
-            problems.append(f"{exc}; line skipped")
-            return None
-        sender = None
-        direction_key = next((k for k in DIRECTION_KEYS if k in doc), None)
-        if direction_key is not None and doc[direction_key] is not None:
-            sender = parse_direction(doc[direction_key])
-            if sender is None:
-                problems.append(f"unknown direction {doc[direction_key]!r}; read as if it were not given")
-        time = None
-        time_key = next((k for k in TIME_KEYS if k in doc), None)
-        if time_key is not None and doc[time_key] is not None:
-            try:
-                time = _TIME_ADAPTER.validate_python(doc[time_key])
-            except ValidationError:
-                problems.append(f"unreadable {time_key} {doc[time_key]!r}; read without a time")
-        return Envelope(session or self.default_session, server or None, sender, time, source)
 
     def _read_user_message(self, lineno: int, envelope: Envelope, doc: dict[str, Any]) -> RecordStream:
         text = doc.get("text")
@@ -303,7 +280,7 @@ class _LogReader:
             elif id_key is not None:
                 yield from self._read_request(lineno, envelope, connection, message, method, id_key, where)
             else:
-                yield from self._read_notification(envelope, connection, message, method)
+                yield from _read_notification(envelope, connection, message, method)
         elif "result" in message or "error" in message:
             if "result" in message and "error" in message:
                 yield RecordError(source=source, message=f"{where}response with both 'result' and 'error'; skipped")
@@ -399,25 +376,7 @@ class _LogReader:
         if request.call_id is not None and asks_for_input(result):
             yield from self._await_input(envelope, connection, request, result)
         elif request.call_id is not None:
-            if "error" in message:
-                yield ToolResult(
-                    session_id=envelope.session,
-                    time=envelope.time,
-                    call_id=request.call_id,
-                    result=message["error"],
-                    is_error=True,
-                    source=envelope.source,
-                )
-            else:
-                is_error = isinstance(result, dict) and result.get("isError") is True
-                yield ToolResult(
-                    session_id=envelope.session,
-                    time=envelope.time,
-                    call_id=request.call_id,
-                    result=result,
-                    is_error=is_error,
-                    source=envelope.source,
-                )
+            yield _read_tool_result(envelope, request.call_id, message)
         elif request.method == "tools/list":
             if "error" in message:
                 yield from self._flush_pages(envelope.session, connection)
@@ -433,45 +392,11 @@ class _LogReader:
         key = await_key(result.get("requestState"), request)
         previous = connection.awaiting.pop(key, None)
         if previous is not None:
-            yield from self._end_unrun(envelope.session, previous, envelope.source)
+            yield from _end_unrun(envelope.session, previous, envelope.source)
         connection.awaiting[key] = request
         if len(connection.awaiting) > _AWAITING_REMEMBERED:
             _, oldest = connection.awaiting.popitem(last=False)
-            yield from self._end_unrun(envelope.session, oldest, envelope.source)
-
-    @staticmethod
-    def _end_unrun(sid: str, request: Request, source: str | None) -> RecordStream:
-        """End a call that asked for input and was not sent again: the server did not run it."""
-        assert request.call_id is not None
-        yield ToolResult(session_id=sid, call_id=request.call_id, result=None, is_error=True, source=source)
-
-    def _read_notification(
-        self, envelope: Envelope, connection: Connection, message: dict[str, Any], method: str
-    ) -> RecordStream:
-        if method != "notifications/cancelled":
-            return  # list_changed needs nothing: the next listing is compared with the last one anyway
-        params = message.get("params")
-        id_key = read_id_key(params.get("requestId")) if isinstance(params, dict) else None
-        if id_key is None:
-            return
-        # The side that cancels is the side that sent the request.
-        order = (envelope.sender, envelope.sender.other) if envelope.sender else (Peer.CLIENT, Peer.SERVER)
-        found = next(((p, id_key) for p in order if (p, id_key) in connection.requests), None)
-        if found is None:
-            return  # already answered (the race the protocol allows) or unknown: receivers ignore it
-        request = connection.requests.pop(found)
-        connection.cancelled[found] = None
-        if len(connection.cancelled) > _CANCELLED_REMEMBERED:
-            connection.cancelled.popitem(last=False)
-        if request.call_id is not None:
-            yield ToolResult(
-                session_id=envelope.session,
-                time=envelope.time,
-                call_id=request.call_id,
-                result=None,
-                is_error=True,
-                source=envelope.source,
-            )
+            yield from _end_unrun(envelope.session, oldest, envelope.source)
 
     # -- tool listings ---------------------------------------------------------------------------------------
 
@@ -543,10 +468,11 @@ class _LogReader:
     @staticmethod
     def _learn_server_name(connection: Connection, method: str, result: Any) -> None:
         initialize = method == "initialize"
-        if connection.announced_server is None:
-            connection.announced_server = announced_server(result, initialize=initialize)
+        announced = read_announced_identity(result, initialize=initialize)
+        if connection.announced_server is None and announced is not None:
+            connection.announced_server = announced.name
         if initialize or connection.identity is None:
-            connection.identity = read_announced_identity(result, initialize=initialize) or connection.identity
+            connection.identity = announced or connection.identity
 
     def _call_id(self, sid: str, id_text: str, server: str) -> str:
         """The JSON-RPC id, unless a call of the session still open (on another server) has it."""
@@ -584,10 +510,93 @@ class _LogReader:
             yield from self._abandon(sid, request, "the log ended first")
         for connection in session.connections.values():
             for request in connection.awaiting.values():
-                yield from self._end_unrun(sid, request, f"{self.name}:{request.line}")
+                yield from _end_unrun(sid, request, f"{self.name}:{request.line}")
         yield SessionEnd(session_id=sid)
 
     def finish(self) -> RecordStream:
         """End every open session, in order of first appearance."""
         for sid in sorted(self.sessions, key=lambda s: self.sessions[s].first_line):
             yield from self._end_session(sid)
+
+
+def _read_envelope(doc: dict[str, Any], problems: list[str], source: str, default_session: str) -> Envelope | None:
+    """The wrapper fields of a line (session, server, direction, time); None, with the problem, when unreadable."""
+    try:
+        session = first_name(doc, SESSION_KEYS)
+        server = first_name(doc, SERVER_KEYS)
+    except ValueError as exc:
+        problems.append(f"{exc}; line skipped")
+        return None
+    sender = None
+    direction_key = next((k for k in DIRECTION_KEYS if k in doc), None)
+    if direction_key is not None and doc[direction_key] is not None:
+        sender = parse_direction(doc[direction_key])
+        if sender is None:
+            problems.append(f"unknown direction {doc[direction_key]!r}; read as if it were not given")
+    time = None
+    time_key = next((k for k in TIME_KEYS if k in doc), None)
+    if time_key is not None and doc[time_key] is not None:
+        try:
+            time = _TIME_ADAPTER.validate_python(doc[time_key])
+        except ValidationError:
+            problems.append(f"unreadable {time_key} {doc[time_key]!r}; read without a time")
+    return Envelope(session or default_session, server or None, sender, time, source)
+
+
+def _read_tool_result(envelope: Envelope, call_id: str, message: dict[str, Any]) -> ToolResult:
+    """The result of a call from its response: an error response, or a result (``isError`` says if it failed)."""
+    if "error" in message:
+        return ToolResult(
+            session_id=envelope.session,
+            time=envelope.time,
+            call_id=call_id,
+            result=message["error"],
+            is_error=True,
+            source=envelope.source,
+        )
+    result = message.get("result")
+    is_error = isinstance(result, dict) and result.get("isError") is True
+    return ToolResult(
+        session_id=envelope.session,
+        time=envelope.time,
+        call_id=call_id,
+        result=result,
+        is_error=is_error,
+        source=envelope.source,
+    )
+
+
+def _read_notification(
+    envelope: Envelope, connection: Connection, message: dict[str, Any], method: str
+) -> RecordStream:
+    """A cancellation ends the request it names: a call it cancels ends unrun."""
+    if method != "notifications/cancelled":
+        return  # list_changed needs nothing: the next listing is compared with the last one anyway
+    params = message.get("params")
+    id_key = read_id_key(params.get("requestId")) if isinstance(params, dict) else None
+    if id_key is None:
+        return
+    # The side that cancels is the side that sent the request.
+    order = (envelope.sender, envelope.sender.other) if envelope.sender else (Peer.CLIENT, Peer.SERVER)
+    found = next(((p, id_key) for p in order if (p, id_key) in connection.requests), None)
+    if found is None:
+        return  # already answered (the race the protocol allows) or unknown: receivers ignore it
+    request = connection.requests.pop(found)
+    connection.cancelled[found] = None
+    if len(connection.cancelled) > _CANCELLED_REMEMBERED:
+        connection.cancelled.popitem(last=False)
+    if request.call_id is not None:
+        yield ToolResult(
+            session_id=envelope.session,
+            time=envelope.time,
+            call_id=request.call_id,
+            result=None,
+            is_error=True,
+            source=envelope.source,
+        )
+
+
+def _end_unrun(sid: str, request: Request, source: str | None) -> RecordStream:
+    """End a call that asked for input and was not sent again: the server did not run it."""
+    assert request.call_id is not None
+    yield ToolResult(session_id=sid, call_id=request.call_id, result=None, is_error=True, source=source)

@@ -40,6 +40,7 @@ from typing import IO, Any, TypeVar, Unpack
 import orjson
 
 from monitor.ingest._files import iter_lines, stream_file
+from monitor.jsonrecords import decode_json_record
 from monitor.models import RecordError, RecordStream
 from monitor.spans import (
     AssemblerBounds,
@@ -47,7 +48,6 @@ from monitor.spans import (
     SpanKind,
     SpanRecord,
     StatusCode,
-    decode_json_record,
 )
 
 __all__ = ["decode_export", "iter_documents", "read_otlp", "read_otlp_stream", "sniff"]

@@ -40,10 +40,10 @@ from monitor.ingest._jsonrpc import (
     PROTOCOL_SESSION_KEYS,
     SERVER_KEYS,
     SERVER_METHOD_PREFIXES,
-    announced_server,
     is_log_line,
     is_message,
 )
+from monitor.jsonrecords import decode_json_record
 from monitor.models import (
     CLIENT_CAPABILITIES_META_KEY,
     PROTOCOL_VERSION_META_KEY,
@@ -54,7 +54,6 @@ from monitor.models import (
     read_announced_identity,
     read_server_info,
 )
-from monitor.spans import decode_json_record
 
 MAX_TOOL_LIST_BYTES = 64 * 1024 * 1024
 """Larger files are reported as unreadable instead of being loaded."""
@@ -423,20 +422,16 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
         if declared is not None and "method" in message:
             meta_versions.setdefault(server, declared)
     versions: dict[str | None, tuple[str, str]] = {}
-    names: dict[str | None, str] = {}
-    infos: dict[str | None, str] = {}  # the serverInfo names, as read_server_info keeps them
+    names: dict[str | None, str] = {}  # the serverInfo names, as read_server_info keeps them
     lists: list[ToolList] = []
     for line, pointer, message, server, _ in messages:
         result = message.get("result")
         if not isinstance(result, dict):
             continue
         initialize = _is_initialize_result(result)
-        announced = announced_server(result, initialize=initialize)
-        if announced is not None:
-            names[server] = announced
         identity = read_announced_identity(result, initialize=initialize)
         if identity is not None and identity.name is not None:
-            infos[server] = identity.name
+            names[server] = identity.name
         if initialize:
             declared = _declared_version(message, pointer, line)
             assert declared is not None
@@ -446,7 +441,7 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
             name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
             tools = result["tools"]
             pointers = _pointers(f"{pointer}/result/tools", tools)
-            info = infos.get(server) or (next(iter(infos.values())) if len(infos) == 1 else None)
+            info = names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
             lists.append(_tool_list(file, line, tools, pointers, name, version, server_info=info))
     if not lists:
         return [], [ToolListProblem(file=file, message="an MCP JSON-RPC log without any tools/list result")]

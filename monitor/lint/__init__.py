@@ -1,12 +1,11 @@
 """``trifecta lint``: annotation findings for MCP server authors.
 
-Reads tool lists with the ingest tool-list reader (:func:`monitor.ingest.read_tool_lists`: ``tools/list``
-results, JSON-RPC responses, tools arrays, single tools, MCP JSON-RPC logs, our ``mcp-servers`` data files,
-mcpdesc documents, or folders of them) and reports, per tool, what is wrong or doubtful with its
-``annotations`` (DESIGN §1): members outside the closed set, non-boolean hints, annotations under a protocol
-version that has none, missing hints, hints that mean nothing where they are set, names and descriptions
-that contradict the hints, duplicate names, and instruction-like or hidden text aimed at the model (tool
-poisoning).
+Reads tool lists with the ingest tool-list reader (:func:`monitor.ingest.read_tool_lists`: ``tools/list`` results,
+JSON-RPC responses, tools arrays, single tools, MCP JSON-RPC logs, our ``mcp-servers`` data files, mcpdesc documents, or
+folders of them) and reports, per tool, what is wrong or doubtful with its ``annotations`` (docs/design.md, "Tool
+annotations"): members outside the closed set, non-boolean hints, annotations under a protocol version that has none,
+missing hints, hints that mean nothing where they are set, names and descriptions that contradict the hints, duplicate
+names, and instruction-like or hidden text aimed at the model (tool poisoning).
 
 Each rule of the catalogue (:data:`LINT_RULES`) is checked by one small validator object (:data:`VALIDATORS`)
 with the rule's id, its severity and one ``check`` method; a :class:`Linter` runs them over each tool of a

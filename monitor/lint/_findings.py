@@ -69,7 +69,9 @@ class LintReport(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """The exit code by DESIGN §7: 2 when an input could not be read, 1 on errors, else 0."""
+        """The exit code: 2 when an input could not be read, 1 on errors, else 0.
+
+        See docs/design.md, "Command line and exit codes"."""
         if self.input_errors:
             return 2
         return 1 if self.has_errors else 0

@@ -1,5 +1,5 @@
-"""What flowed where in a session (DESIGN §4): the ``flows_to`` edges the engine's evidence gives, and the path
-of an alert found by a search over them."""
+"""What flowed where in a session: the ``flows_to`` edges the engine's evidence gives, and the path of an alert
+found by a search over them (docs/design.md, "The capability graph")."""
 
 from __future__ import annotations
 

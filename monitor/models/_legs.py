@@ -21,7 +21,7 @@ LEG_ORDER: tuple[Leg, ...] = tuple(Leg)
 
 
 class LegSource(StrEnum):
-    """The classification layer that gave a leg (DESIGN §3), strongest first."""
+    """The classification layer that gave a leg (docs/design.md, "Classification"), strongest first."""
 
     OVERRIDE = "override"
     RESULT_HINT = "result-hint"

@@ -1,5 +1,5 @@
 """What the monitor reports about a session: its calls, their legs and decisions, its alerts, and its capability
-graph (DESIGN §4): who called what, which legs it gave, what flowed where."""
+graph (docs/design.md, "The capability graph"): who called what, which legs it gave, what flowed where."""
 
 from __future__ import annotations
 

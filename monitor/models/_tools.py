@@ -87,7 +87,7 @@ class ToolDefinition(BaseModel):
 
 
 def hash_definition(raw: dict[str, Any]) -> str:
-    """Return the definition hash (DESIGN §2) of a raw tool object as served. Never raises.
+    """Return the definition hash (docs/design.md, "Definition hashes") of a raw tool object as served. Never raises.
 
     A definition that is plain JSON (string keys, integers that fit 64 bits, finite numbers, nesting orjson
     takes) hashes its canonical JSON. Any other (an integer of 2**64 or more, a key that is not a string, NaN,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import traceback
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -76,6 +76,13 @@ class _ToolLink:
         self.touched = touched
         self.trace_id = ""
 
+    def hold(self, trace_id: str, spans: list[tuple[str, SpanFacts]]) -> None:
+        """Hold tool spans below this open one until it ends: one logical call, several spans."""
+        if self.pending is None:
+            self.pending = []
+        self.trace_id = trace_id
+        self.pending.extend(spans)
+
 
 class _Session:
     """The engine's bookkeeping for one session, besides the monitor's own state."""
@@ -89,6 +96,48 @@ class _Session:
         self.user_texts: set[int] = set()
         self.tool_lists: set[tuple[str, int]] = set()
         self.decided: OrderedDict[Any, str] = OrderedDict()
+
+
+class _Links:
+    """The tool spans the engine has heard of, by last use, within ``max_spans`` and ``span_ttl``; the spans held
+    for a tool span dropped before it ended wait in ``orphans``, to be analysed as they are."""
+
+    def __init__(self, config: ProcessorConfig) -> None:
+        self._config = config
+        self.by_id: OrderedDict[int, _ToolLink] = OrderedDict()
+        self.orphans: list[tuple[str, list[tuple[str, SpanFacts]]]] = []
+
+    def add(self, span_id: int, up: int, session: str, now: float, *, is_open: bool) -> _ToolLink:
+        """Link a tool span (the most recently used), then drop the least recently used beyond the bounds."""
+        link = self.by_id[span_id] = _ToolLink(up, session, is_open, now)
+        links, max_spans = self.by_id, self._config.max_spans
+        cutoff = now - self._config.span_ttl
+        if len(links) > max_spans or next(iter(links.values())).touched < cutoff:
+            swept = 0
+            while links:
+                first_id, first = next(iter(links.items()))
+                if first is link:
+                    break
+                if len(links) <= max_spans and (first.touched >= cutoff or swept >= _TTL_SWEEP):
+                    break
+                del links[first_id]
+                swept += 1
+                if first.pending:  # spans held for a tool span that never ended: analysed as they are
+                    self.orphans.append((first.trace_id, first.pending))
+                    first.pending = None
+        return link
+
+    def touch(self, span_id: int, link: _ToolLink, now: float) -> None:
+        link.touched = now
+        if span_id in self.by_id:
+            self.by_id.move_to_end(span_id)
+
+    def find(self, span_hex: str) -> SpanLink | None:
+        """The link of a span, as :func:`~monitor.spans.assemble_trace` reads it (None: not linked)."""
+        link = self.by_id.get(int(span_hex, 16))
+        if link is None:
+            return None
+        return SpanLink(format(link.up, "016x") if link.up else None, link.session, link.tool, link.call_id)
 
 
 class SpanEngine:
@@ -109,7 +158,7 @@ class SpanEngine:
         self._levels: dict[str, tuple[str, str]] = {}
         self._fresh: list[AlertRaised] = []
         self._config = config
-        self._links: OrderedDict[int, _ToolLink] = OrderedDict()  # by last use
+        self._links = _Links(config)
         self._sessions: OrderedDict[str, _Session] = OrderedDict()  # by last activity
         self._cache = ParseCache()
         self._now = 0.0
@@ -117,7 +166,6 @@ class SpanEngine:
         self._engine_errors_seen = monitor.internal_errors
         self._errors_reported: set[str] = set()
         self._decided: Counter[str] = Counter()
-        self._orphans: list[tuple[str, list[tuple[str, SpanFacts]]]] = []
         self._session_cap = config.max_sessions
         # With guardrail attributes: the decisions made since the last look, written once their span is known.
         self._policy_id = make_policy_id(config.posture.value, config.policy) if config.guardrail_attributes else None
@@ -148,8 +196,8 @@ class SpanEngine:
                 self._send([rec.OUT_ACK, record[rec.M_NUMBER]])
             else:
                 raise ValueError(f"unknown record kind {kind!r}")
-            while self._orphans:
-                trace_id, held = self._orphans.pop()
+            while self._links.orphans:
+                trace_id, held = self._links.orphans.pop()
                 self._assemble(trace_id, dict(held), linked=True)
         except BaseException:
             self._report_error("engine", traceback.format_exc())
@@ -192,25 +240,15 @@ class SpanEngine:
     def _on_end(self, record: list[Any]) -> None:
         span_id = record[rec.E_SPAN]
         session = record[rec.E_SESSION]
-        span_record = rec.make_span_record(
-            record[rec.E_TRACE_HI],
-            record[rec.E_TRACE_LO],
-            span_id,
-            record[rec.E_UP],
-            record[rec.E_NAME],
-            record[rec.E_START],
-            record[rec.E_END_NS],
-            record[rec.E_ATTRIBUTES],
-            record[rec.E_STATUS],
-        )
+        span_record = _read_end_record(record)
         attributes = span_record.attributes
-        link = self._links.get(span_id)
+        link = self._links.by_id.get(span_id)
         pending: list[tuple[str, SpanFacts]] | None = None
         if link is not None:
             link.open = False
             link.up = record[rec.E_UP]
             pending, link.pending = link.pending, None
-            self._touch_link(span_id, link)
+            self._links.touch(span_id, link, self._now)
         if is_tool_span(attributes):
             facts = extract_span_facts(span_record, self._cache)
             if facts.session_key is None:
@@ -222,18 +260,7 @@ class SpanEngine:
             self._observe_chat(span_record, session)
 
     def _on_chat_start(self, record: list[Any]) -> None:
-        span_record = rec.make_span_record(
-            record[rec.S_TRACE_HI],
-            record[rec.S_TRACE_LO],
-            record[rec.S_SPAN],
-            0,
-            record[rec.S_NAME],
-            record[rec.S_START],
-            None,
-            record[rec.S_ATTRIBUTES],
-            0,
-        )
-        self._observe_chat(span_record, record[rec.S_SESSION])
+        self._observe_chat(_read_start_record(record), record[rec.S_SESSION])
 
     def _end_tool(
         self,
@@ -246,21 +273,16 @@ class SpanEngine:
         tool = facts.tool
         assert tool is not None and facts.session_key is not None
         if link is None:
-            link = self._add_link(int(facts.span_id, 16), up, facts.session_key, is_open=False)
+            link = self._links.add(int(facts.span_id, 16), up, facts.session_key, self._now, is_open=False)
         if up and tool is not None:
             # Held until the outermost tool span of the call ends: one logical call, several spans.
-            ancestor = self._links.get(up)
+            ancestor = self._links.by_id.get(up)
             if ancestor is None:  # not ended yet (its end would have left a link): hold this span for it
-                ancestor = self._add_link(up, 0, facts.session_key, is_open=True)
+                ancestor = self._links.add(up, 0, facts.session_key, self._now, is_open=True)
             if ancestor is not None:
                 target = ancestor if ancestor.open else ancestor.deferred_to
                 if target is not None and target.open:
-                    if target.pending is None:
-                        target.pending = []
-                    target.trace_id = record.trace_id
-                    target.pending.append((facts.span_id, facts))
-                    if pending:
-                        target.pending.extend(pending)
+                    target.hold(record.trace_id, [(facts.span_id, facts), *(pending or ())])
                     link.tool, link.call_id, link.deferred_to = tool.tool, tool.call_id, target
                     return
         spans = {facts.span_id: facts}
@@ -271,10 +293,10 @@ class SpanEngine:
 
     def _assemble(self, trace_id: str, spans: dict[str, SpanFacts], linked: bool) -> None:
         """Merge the spans of one call (as the OTLP reader does) and feed the result to the monitor."""
-        assembly = assemble_trace(trace_id, spans, self._find_link if linked else _find_no_link)
+        assembly = assemble_trace(trace_id, spans, self._links.find if linked else _find_no_link)
         decided: dict[str, str] = {}
         for span_hex, span_link in assembly.links.items():
-            own = self._links.get(int(span_hex, 16))
+            own = self._links.by_id.get(int(span_hex, 16))
             if own is not None:
                 if span_link.tool is not None:
                     own.tool, own.call_id = span_link.tool, span_link.call_id
@@ -282,12 +304,6 @@ class SpanEngine:
                     decided[span_link.call_id] = own.decided
         trigger = _Trigger(trace_id, next(iter(spans)))  # the span whose end completed the call
         self._feed(assembly.items, trigger, decided)
-
-    def _find_link(self, span_hex: str) -> SpanLink | None:
-        link = self._links.get(int(span_hex, 16))
-        if link is None:
-            return None
-        return SpanLink(format(link.up, "016x") if link.up else None, link.session, link.tool, link.call_id)
 
     def _observe_chat(self, record: SpanRecord, session: str) -> None:
         facts = extract_span_facts(record, self._cache)
@@ -307,50 +323,8 @@ class SpanEngine:
             by_session.setdefault(item.session_id, []).append(item)
         for session_id, session_items in by_session.items():
             live = self._enter(session_id)
-            self._feed_session(live, session_id, session_items, decided)
+            _feed_session(self.monitor, self._config.trusted_servers, live, session_id, session_items, decided)
             self._collect(live, session_id, trigger)
-
-    def _feed_session(
-        self, live: _Session, session_id: str, items: list[TraceItem], decided: Mapping[str, str]
-    ) -> None:
-        monitor = self.monitor
-        answer_as: dict[int, str] = {}  # id(MergedCall) -> the call id before_call was given
-        requested: set[int] = set()
-        for item in items:
-            payload = item.payload
-            if isinstance(payload, MergedCall):
-                if id(payload) not in requested:  # a call comes before its result, in time order
-                    requested.add(id(payload))
-                    raw = decided.get(payload.call_id) or self._pop_predecided(live, payload)
-                    if raw is None:
-                        monitor.before_call(
-                            session_id, payload.server, payload.tool, payload.arguments, payload.call_id
-                        )
-                    else:
-                        answer_as[id(payload)] = raw
-                else:
-                    raw = answer_as.get(id(payload), payload.call_id)
-                    monitor.after_call(session_id, raw, payload.result, payload.is_error)
-            elif isinstance(payload, str):
-                key = hash(payload)
-                if key not in live.user_texts:
-                    _remember(live.user_texts, key)
-                    monitor.observe_user_message(session_id, payload)
-            else:
-                server, tools = payload
-                tools_key = (server, hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str)))
-                if tools_key not in live.tool_lists:
-                    _remember(live.tool_lists, tools_key)
-                    monitor.register_tools(session_id, server, list(tools), server in self._config.trusted_servers)
-
-    def _pop_predecided(self, live: _Session, call: MergedCall) -> str | None:
-        """The call id ``check_tool_call`` already decided this call under, if it did (and forget it)."""
-        if not live.decided:
-            return None
-        raw = live.decided.pop(call.call_id, None)
-        if raw is None:
-            raw = live.decided.pop(rec.make_call_key(call.server, call.tool, call.arguments), None)
-        return raw
 
     def _collect(self, live: _Session, session_id: str, trigger: _Trigger) -> None:
         """Send the decisions made since the last look (as notices, with ``decision_notices``), the session's new
@@ -367,20 +341,8 @@ class SpanEngine:
         if not self._fresh and not decisions:
             return
         fresh, self._fresh = self._fresh, []
-        trace_hi, trace_lo = _split_trace(trigger.trace_id)
-        span_id = int(trigger.span_hex, 16) if trigger.span_hex else 0
-        policy_id = self._policy_id
-        if policy_id is not None:
-            for decided in decisions:
-                attributes = make_decision_attributes(decided)
-                attributes.update(make_guardrail_attributes(decided.decision, policy_id))
-                message = f"{decided.decision.action.value} {decided.server}/{decided.tool}"
-                self._send([rec.OUT_GUARDRAIL, trace_hi, trace_lo, span_id, attributes, message])
-        for notice in fresh:
-            attributes = make_alert_attributes(notice, *stamp)
-            if policy_id is not None and notice.decision is not None:
-                attributes.update(make_guardrail_attributes(notice.decision, policy_id))
-            self._send([rec.OUT_ALERT, trace_hi, trace_lo, span_id, attributes, notice.alert.message, notice])
+        for message in _make_alert_messages(trigger, stamp, decisions, fresh, self._policy_id):
+            self._send(message)
 
     # -- the monitor's sink -------------------------------------------------------------------------
 
@@ -428,9 +390,9 @@ class SpanEngine:
         decision = self.monitor.before_call(session, server, tool, arguments, call_id)
         raw = call_id or decision.call_id
         if span_id:
-            link = self._links.get(span_id)
+            link = self._links.by_id.get(span_id)
             if link is None:
-                link = self._add_link(span_id, record[rec.K_UP], session, is_open=True)
+                link = self._links.add(span_id, record[rec.K_UP], session, self._now, is_open=True)
             link.decided = raw
         else:
             key: Any = call_id if call_id is not None else rec.make_call_key(server, tool, arguments)
@@ -506,30 +468,6 @@ class SpanEngine:
                 return
             self._end_session(session_id)
 
-    def _add_link(self, span_id: int, up: int, session: str, *, is_open: bool) -> _ToolLink:
-        link = self._links[span_id] = _ToolLink(up, session, is_open, self._now)
-        links, max_spans = self._links, self._config.max_spans
-        cutoff = self._now - self._config.span_ttl
-        if len(links) > max_spans or next(iter(links.values())).touched < cutoff:
-            swept = 0
-            while links:
-                first_id, first = next(iter(links.items()))
-                if first is link:
-                    break
-                if len(links) <= max_spans and (first.touched >= cutoff or swept >= _TTL_SWEEP):
-                    break
-                del links[first_id]
-                swept += 1
-                if first.pending:  # spans held for a tool span that never ended: analysed as they are
-                    self._orphans.append((first.trace_id, first.pending))
-                    first.pending = None
-        return link
-
-    def _touch_link(self, span_id: int, link: _ToolLink) -> None:
-        link.touched = self._now
-        if span_id in self._links:
-            self._links.move_to_end(span_id)
-
     def _report_error(self, kind: str, text: str, count: int = 1) -> None:
         first = kind not in self._errors_reported
         self._errors_reported.add(kind)
@@ -545,7 +483,7 @@ class SpanEngine:
     @property
     def tracked_spans(self) -> int:
         """Tool-span links held now."""
-        return len(self._links)
+        return len(self._links.by_id)
 
 
 class _Trigger:
@@ -556,6 +494,108 @@ class _Trigger:
     def __init__(self, trace_id: str, span_hex: str) -> None:
         self.trace_id = trace_id
         self.span_hex = span_hex
+
+
+def _read_end_record(record: list[Any]) -> SpanRecord:
+    """The span record of an ``END`` record."""
+    return rec.make_span_record(
+        record[rec.E_TRACE_HI],
+        record[rec.E_TRACE_LO],
+        record[rec.E_SPAN],
+        record[rec.E_UP],
+        record[rec.E_NAME],
+        record[rec.E_START],
+        record[rec.E_END_NS],
+        record[rec.E_ATTRIBUTES],
+        record[rec.E_STATUS],
+    )
+
+
+def _read_start_record(record: list[Any]) -> SpanRecord:
+    """The span record of a chat span's ``START`` record (no parent, no end, no status yet)."""
+    return rec.make_span_record(
+        record[rec.S_TRACE_HI],
+        record[rec.S_TRACE_LO],
+        record[rec.S_SPAN],
+        0,
+        record[rec.S_NAME],
+        record[rec.S_START],
+        None,
+        record[rec.S_ATTRIBUTES],
+        0,
+    )
+
+
+def _feed_session(
+    monitor: SessionMonitor,
+    trusted_servers: frozenset[str],
+    live: _Session,
+    session_id: str,
+    items: list[TraceItem],
+    decided: Mapping[str, str],
+) -> None:
+    """Feed one session's items to the monitor: each call once (unless ``check_tool_call`` decided it already),
+    then its result; each user text and tool list once."""
+    answer_as: dict[int, str] = {}  # id(MergedCall) -> the call id before_call was given
+    requested: set[int] = set()
+    for item in items:
+        payload = item.payload
+        if isinstance(payload, MergedCall):
+            if id(payload) not in requested:  # a call comes before its result, in time order
+                requested.add(id(payload))
+                raw = decided.get(payload.call_id) or _pop_predecided(live, payload)
+                if raw is None:
+                    monitor.before_call(session_id, payload.server, payload.tool, payload.arguments, payload.call_id)
+                else:
+                    answer_as[id(payload)] = raw
+            else:
+                raw = answer_as.get(id(payload), payload.call_id)
+                monitor.after_call(session_id, raw, payload.result, payload.is_error)
+        elif isinstance(payload, str):
+            key = hash(payload)
+            if key not in live.user_texts:
+                _remember(live.user_texts, key)
+                monitor.observe_user_message(session_id, payload)
+        else:
+            server, tools = payload
+            tools_key = (server, hash(orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=str)))
+            if tools_key not in live.tool_lists:
+                _remember(live.tool_lists, tools_key)
+                monitor.register_tools(session_id, server, list(tools), server in trusted_servers)
+
+
+def _pop_predecided(live: _Session, call: MergedCall) -> str | None:
+    """The call id ``check_tool_call`` already decided this call under, if it did (and forget it)."""
+    if not live.decided:
+        return None
+    raw = live.decided.pop(call.call_id, None)
+    if raw is None:
+        raw = live.decided.pop(rec.make_call_key(call.server, call.tool, call.arguments), None)
+    return raw
+
+
+def _make_alert_messages(
+    trigger: _Trigger,
+    stamp: tuple[str, str],
+    decisions: list[CallDecided],
+    fresh: list[AlertRaised],
+    policy_id: str | None,
+) -> Iterator[list[Any]]:
+    """The messages for the application side: each decision as guardrail attributes (with a ``policy_id``),
+    then each alert, against the span that triggered them."""
+    trace_hi, trace_lo = _split_trace(trigger.trace_id)
+    span_id = int(trigger.span_hex, 16) if trigger.span_hex else 0
+    if policy_id is not None:
+        for decided in decisions:
+            attributes = make_decision_attributes(decided)
+            attributes.update(make_guardrail_attributes(decided.decision, policy_id))
+            message = f"{decided.decision.action.value} {decided.server}/{decided.tool}"
+            yield [rec.OUT_GUARDRAIL, trace_hi, trace_lo, span_id, attributes, message]
+    for notice in fresh:
+        attributes = make_alert_attributes(notice, *stamp)
+        if policy_id is not None and notice.decision is not None:
+            attributes.update(make_guardrail_attributes(notice.decision, policy_id))
+        yield [rec.OUT_ALERT, trace_hi, trace_lo, span_id, attributes, notice.alert.message, notice]
 
 
 def _split_trace(trace_id: str) -> tuple[int, int]:

@@ -141,15 +141,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             decision_notices=sink is not None,
         )
         """The bounds and options, validated (shared by every part of the processor and by its engine)."""
-        kind = WorkerKind(worker) if worker is not None else None
-        if kind is None:
-            kind = WorkerKind.THREAD if monitor is not None else WorkerKind.PROCESS
-        if monitor is not None and kind is WorkerKind.PROCESS:
-            raise ValueError("a monitor object lives in this process: use worker='thread' with it")
-        if kind is WorkerKind.PROCESS:
-            pack_config(self.config)  # rules that cannot reach the engine process are refused now
-        elif monitor is None:
-            monitor = self.config.make_monitor()
+        kind, monitor = _choose_worker(self.config, monitor, worker)
         self._clock = clock
         self._metrics = MetricsExporter(meter_provider) if meter_provider is not None else None
         self._failures = Failures(self._metrics.count_errors if self._metrics is not None else None)
@@ -406,6 +398,22 @@ class TrifectaSpanProcessor(SpanProcessor):
         self._links.clear()
         self._requests.clear()
         self._delivery.after_fork()
+
+
+def _choose_worker(
+    config: ProcessorConfig, monitor: SessionMonitor | None, worker: WorkerKind | str | None
+) -> tuple[WorkerKind, SessionMonitor | None]:
+    """The worker kind (a thread with a monitor object, else a process), and the monitor a thread runs."""
+    kind = WorkerKind(worker) if worker is not None else None
+    if kind is None:
+        kind = WorkerKind.THREAD if monitor is not None else WorkerKind.PROCESS
+    if monitor is not None and kind is WorkerKind.PROCESS:
+        raise ValueError("a monitor object lives in this process: use worker='thread' with it")
+    if kind is WorkerKind.PROCESS:
+        pack_config(config)  # rules that cannot reach the engine process are refused now
+    elif monitor is None:
+        monitor = config.make_monitor()
+    return kind, monitor
 
 
 def _stamp(span: Span, session: str, levels: tuple[str, str | None] | None) -> bool:

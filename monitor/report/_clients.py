@@ -1,9 +1,9 @@
 """Output formats of ``trifecta clients``: a rich table and a JSON document of the client tables.
 
-The tables are computed in :mod:`monitor.clients` (:func:`~monitor.clients.build_client_tables`): for every
-tool of every tool list, its annotations, the baseline action of each client profile of DESIGN §9 (run,
-ask, block, or leave it to the model), the tool's legs and what the monitor adds once a session is armed.
-This module only renders them.
+The tables are computed in :mod:`monitor.clients` (:func:`~monitor.clients.build_client_tables`): for every tool of
+every tool list, its annotations, the baseline action of each client profile (run, ask, block, or leave it to the model;
+docs/design.md, "Client profiles"), the tool's legs and what the monitor adds once a session is armed. This module only
+renders them.
 
 JSON form (``schema_version`` 1)::
 

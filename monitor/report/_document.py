@@ -1,4 +1,4 @@
-"""The JSON contract of ``analyze --format json|jsonl`` (DESIGN §7).
+"""The JSON contract of ``analyze --format json|jsonl`` (docs/design.md, "JSON output").
 
 Schema version 2 adds, and changes nothing else: ``source`` of a session (the input file its first record was
 read from), ``source``, ``time`` and ``arguments`` of a call (where its record was read, when it was made, its

@@ -23,9 +23,7 @@ read (rule ``input-unreadable``).
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import PurePath
 from typing import IO, Any
-from urllib.parse import quote
 
 from rich.console import Console
 from rich.table import Table
@@ -35,13 +33,10 @@ from monitor import __version__
 from monitor.lint import LINT_RULES, LintFinding, LintReport, LintSeverity, ListingLint
 from monitor.models import Severity
 from monitor.report._fit import fit_table, resolve_width
+from monitor.report._sarif_log import TOOL_NAME, build_physical_location, build_rule, build_sarif_log
 from monitor.report._table_style import SEVERITY_STYLE, make_table
 
 SCHEMA_VERSION = 1
-TOOL_NAME = "trifecta-monitor"
-INFORMATION_URI = "https://pypi.org/project/trifecta-monitor/"
-SARIF_VERSION = "2.1.0"
-SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "trifectaLintFinding/v1"
 """The ``partialFingerprints`` key: rule, server, tool and field of a finding, hashed (not its position)."""
 
@@ -101,30 +96,20 @@ def lint_to_json(report: LintReport) -> dict[str, Any]:
 # -- SARIF --------------------------------------------------------------------------------------------------
 
 
-def artifact_uri(file: str) -> str:
-    """The SARIF ``artifactLocation.uri`` of a file as given: a ``file:`` URI when absolute, else relative."""
-    path = PurePath(file)
-    return path.as_uri() if path.is_absolute() else quote(path.as_posix(), safe="/")
-
-
 def _sarif_rule(index: int) -> dict[str, Any]:
     rule = LINT_RULES[index]
-    return {
-        "id": rule.id,
-        "name": "".join(part.capitalize() for part in rule.id.split("-")),
-        "shortDescription": {"text": rule.title},
-        "fullDescription": {"text": rule.help},
-        "help": {"text": rule.help},
-        "defaultConfiguration": {"level": rule.severity.value},
-        "properties": {"tags": ["mcp", "tool-annotations"]},
-    }
+    return build_rule(
+        rule.id,
+        slug=rule.id,
+        short=rule.title,
+        full=rule.help,
+        level=rule.severity.value,
+        properties={"tags": ["mcp", "tool-annotations"]},
+    )
 
 
 def _sarif_result(finding: LintFinding, rule_index: dict[str, int]) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(finding.file)}}
-    if finding.line is not None:
-        physical["region"] = {"startLine": finding.line}
-    location: dict[str, Any] = {"physicalLocation": physical}
+    location: dict[str, Any] = {"physicalLocation": build_physical_location(finding.file, finding.line)}
     if finding.pointer:
         logical: dict[str, Any] = {"fullyQualifiedName": finding.pointer, "kind": "property"}
         if finding.tool is not None:
@@ -155,24 +140,11 @@ def lint_to_sarif(report: LintReport) -> dict[str, Any]:
     ``partialFingerprints`` carries the finding's stable fingerprint.
     """
     rule_index = {rule.id: i for i, rule in enumerate(LINT_RULES)}
-    return {
-        "$schema": SARIF_SCHEMA_URI,
-        "version": SARIF_VERSION,
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": TOOL_NAME,
-                        "version": __version__,
-                        "informationUri": INFORMATION_URI,
-                        "rules": [_sarif_rule(i) for i in range(len(LINT_RULES))],
-                    }
-                },
-                "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
-                "results": [_sarif_result(f, rule_index) for f in report.findings],
-            }
-        ],
-    }
+    return build_sarif_log(
+        [_sarif_rule(i) for i in range(len(LINT_RULES))],
+        [_sarif_result(f, rule_index) for f in report.findings],
+        invocation={"executionSuccessful": True, "exitCode": report.exit_code},
+    )
 
 
 # -- table --------------------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from typing import IO, Any
 
 import orjson
 
-from monitor import __version__
 from monitor.models import (
     ALERT_SEVERITY,
     Alert,
@@ -39,7 +38,7 @@ from monitor.models import (
     SessionReport,
     Severity,
 )
-from monitor.report._lint import INFORMATION_URI, SARIF_SCHEMA_URI, SARIF_VERSION, TOOL_NAME, artifact_uri
+from monitor.report._sarif_log import build_physical_location, build_rule, build_sarif_log
 
 FINGERPRINT_KEY = "trifectaAlert/v1"
 """The ``partialFingerprints`` key of an alert: session id, alert kind and the calls involved, hashed."""
@@ -132,10 +131,7 @@ def build_location(source: str, *, message: str | None = None) -> dict[str, Any]
     """A SARIF ``location`` for an event's ``source``: the file (and line), and a logical location for what is
     inside it."""
     place = parse_source(source)
-    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(place.file)}}
-    if place.line is not None:
-        physical["region"] = {"startLine": place.line}
-    location: dict[str, Any] = {"physicalLocation": physical}
+    location: dict[str, Any] = {"physicalLocation": build_physical_location(place.file, place.line)}
     inner = "#".join(p for p in (place.member, place.pointer) if p)
     if inner:
         logical: dict[str, Any] = {"fullyQualifiedName": inner, "kind": "element"}
@@ -161,19 +157,16 @@ def build_rules() -> list[dict[str, Any]]:
     for kind in AlertKind:
         short, full = _RULE_TEXT[kind]
         severity = ALERT_SEVERITY[kind]
+        properties = {"tags": ["security", "mcp", "lethal-trifecta"], "security-severity": _SECURITY_SEVERITY[severity]}
         rules.append(
-            {
-                "id": RULE_PREFIX + kind.value,
-                "name": "".join(part.capitalize() for part in kind.value.split("-")),
-                "shortDescription": {"text": short},
-                "fullDescription": {"text": full},
-                "help": {"text": full},
-                "defaultConfiguration": {"level": _LEVEL[severity]},
-                "properties": {
-                    "tags": ["security", "mcp", "lethal-trifecta"],
-                    "security-severity": _SECURITY_SEVERITY[severity],
-                },
-            }
+            build_rule(
+                RULE_PREFIX + kind.value,
+                slug=kind.value,
+                short=short,
+                full=full,
+                level=_LEVEL[severity],
+                properties=properties,
+            )
         )
     return rules
 
@@ -249,23 +242,10 @@ class SarifWriter:
 
     def close(self, summary: AnalysisSummary) -> None:
         """Write the log."""
-        log = {
-            "$schema": SARIF_SCHEMA_URI,
-            "version": SARIF_VERSION,
-            "runs": [
-                {
-                    "tool": {
-                        "driver": {
-                            "name": TOOL_NAME,
-                            "version": __version__,
-                            "informationUri": INFORMATION_URI,
-                            "rules": self._rules,
-                        }
-                    },
-                    "invocations": [{"executionSuccessful": True}],
-                    "results": self._results,
-                    "properties": {"sessions": summary.sessions, "calls": summary.calls},
-                }
-            ],
-        }
+        log = build_sarif_log(
+            self._rules,
+            self._results,
+            invocation={"executionSuccessful": True},
+            properties={"sessions": summary.sessions, "calls": summary.calls},
+        )
         self._out.write(orjson.dumps(log, option=orjson.OPT_INDENT_2) + b"\n")

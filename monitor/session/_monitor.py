@@ -43,25 +43,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from monitor.classify import (
-    CallClassification,
-    Classifier,
-    apply_labels,
-    load_builtin_rules,
-    read_result_labels,
-)
-from monitor.decide import CallFacts, Policy, Scope, decide, decide_on_monitor_error
-from monitor.evidence import (
-    ContentIndex,
-    ReadBounds,
-    Reading,
-    asks_for_action,
-    asks_to_send_secret,
-    bound_arguments,
-    is_own_store_write,
-)
+from monitor.classify import Classifier, load_builtin_rules
+from monitor.decide import Policy, Scope, decide_on_monitor_error
+from monitor.evidence import ContentIndex, ReadBounds
 from monitor.models import (
-    Action,
     AlertKind,
     AlertRaised,
     AssistantMessage,
@@ -71,12 +56,10 @@ from monitor.models import (
     Finding,
     FragmentMatch,
     Leg,
-    Level,
     Posture,
     ServerIdentity,
     SessionReport,
     ToolCall,
-    ToolContext,
     ToolResult,
     ToolsListed,
     UserMessage,
@@ -85,29 +68,16 @@ from monitor.session._boundary import (
     convert_arguments,
     convert_result,
     convert_tools,
-    note_call_id,
     report_unknown_session,
     warn_and_find,
     warn_dropped_tools,
     warn_reused_call_id,
 )
+from monitor.session._calls import commit_older, decide_call, record_result
 from monitor.session._embedded import check_reply
-from monitor.session._facts import (
-    ARMED_LEGS,
-    alert_on_decision,
-    alert_on_flow,
-    alert_on_truncation,
-    alert_on_unchecked_pin,
-    alert_on_void_pin,
-    backed_legs,
-    find_kept_private,
-    find_steered_action,
-    unexamined_content,
-)
-from monitor.session._reviewed import gather_reviewed_facts, remember_attempt
-from monitor.session._sends import SendEvidence, gather_send_evidence
+from monitor.session._facts import alert_on_flow, alert_on_truncation, find_kept_private
 from monitor.session._servers import register_listing
-from monitor.session._state import CallRecord, Notice, SessionState, level_of_legs
+from monitor.session._state import Notice, SessionState
 from monitor.types import AlertSink, OverrideSource
 
 logger = logging.getLogger("monitor")
@@ -199,7 +169,7 @@ class SessionMonitor:
         (displaying it sends the data, and no tool call is there to decide on)."""
 
         def observe(state: SessionState) -> None:
-            self._commit_older(state)
+            commit_older(state)
             check_reply(state, text, self.policy.allowlist)
 
         self._run("observe_assistant_message", session_id, observe, _nothing)
@@ -263,8 +233,12 @@ class SessionMonitor:
         findings: ``unknown-call-id`` (also warned) when no call of the session waits for this id, and the
         result is then ignored."""
         plain, failed = convert_result(result)
+        errored = is_error or failed
         known = self._run(
-            "after_call", session_id, lambda s: self._after_call(s, call_id, plain, is_error or failed), lambda: True
+            "after_call",
+            session_id,
+            lambda s: record_result(s, self.classifier, self.read_bounds, self._fail, call_id, plain, errored),
+            lambda: True,
         )
         message = f"session {session_id!r}: result for unknown call {call_id!r} ignored"
         return [] if known else [warn_and_find("unknown-call-id", message)]
@@ -385,7 +359,7 @@ class SessionMonitor:
     # -- engine -------------------------------------------------------------------------------------
 
     def _observe_user_message(self, state: SessionState, text: str) -> None:
-        self._commit_older(state)
+        commit_older(state)
         state.index.add_user_text(str(text))
         if self.policy.conversation_is_private:
             state.backed.add(Leg.PRIVATE_DATA)
@@ -415,21 +389,6 @@ class SessionMonitor:
         with self._registry:
             return self._sessions.get(session_id)
 
-    def _commit(self, state: SessionState, record: CallRecord) -> None:
-        """A call's private data and untrusted content enter the context once it has run."""
-        if record in state.uncommitted:
-            state.uncommitted.remove(record)
-            legs = record.classification.legs - {Leg.EXTERNAL_COMMUNICATION}
-            state.backed.update(backed_legs(record.classification) & legs)
-            if legs:
-                state.enter_legs(legs, record.call_id)
-
-    def _commit_older(self, state: SessionState, index: int | None = None) -> None:
-        """Calls requested before ``index`` (all calls when None) have run, whether or not their results
-        were recorded. Calls requested together (in parallel) are not assumed to see each other's output."""
-        for pending in [r for r in state.uncommitted if index is None or r.index < index]:
-            self._commit(state, pending)
-
     def _before_call(
         self,
         state: SessionState,
@@ -438,141 +397,4 @@ class SessionMonitor:
         arguments: Mapping[str, Any] | None,
         call_id: str | None,
     ) -> Decision:
-        """Classify the call, gather its evidence when it matters, decide, and record it with its alerts."""
-        index = len(state.calls)
-        args = dict(arguments) if isinstance(arguments, Mapping) else None
-        # Evidence is read from a bounded view of the arguments; what it leaves out counts against the call.
-        examined, args_cut = bound_arguments(args) if args is not None else (None, False)
-        known = state.tools.get((server, tool))
-        identity = state.identities.get(server)
-        trusted = known[1] if known else self.classifier.trust_for(server, False, identity)
-        context = ToolContext(server, tool, known[0] if known else None, trusted, args, state.index, identity)
-        classified = self.classifier.classify(context)
-        legs_call = classified.classification.legs
-        legs_before = frozenset(state.legs)
-        unique_id = state.unique_call_id(call_id, index)
-        # Evidence is only needed, and only gathered, for an external call made while armed.
-        level_before = level_of_legs(legs_before)
-        sends = SendEvidence()
-        if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and examined:
-            sends = gather_send_evidence(state, self.policy.allowlist, server, tool, examined, classified.destinations)
-        fragments = sends.fragments
-        # A steered action needs untrusted content in the context: only then are its effects worth reading.
-        steerable = self.policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
-        effects, steered_by = find_steered_action(state, context, examined) if steerable else (frozenset(), None)
-        steered = {f.from_call for f in fragments if f.from_call in state.steered}
-        unexamined, unexamined_sources = unexamined_content(state)
-        if unexamined:  # a cut source read at untrusted content's suggestion is steered too
-            steered.update(source for source in unexamined_sources if source in state.steered)
-        # A thing of the user's own is not one untrusted content named ("I shared doc 4471 with you, append ...").
-        own_store = is_own_store_write(tool) and not (
-            level_before is Level.ARMED
-            and examined
-            and state.index.find_steered_value(examined, tool, copied_lines=False) is not None
-        )
-        reviewed, attempt = gather_reviewed_facts(state, self.policy, context, classified, examined, args_cut)
-        facts = CallFacts(
-            **reviewed,
-            level_before=level_before,
-            annotations=known[0].annotations if known else None,
-            steered_sources=frozenset(steered),
-            shared_place=sends.shared_place,
-            asked_sources=sends.asked_sources,
-            delegate_sources=sends.delegate_sources,
-            delegable=sends.delegable,
-            call_id=unique_id,
-            legs_before=legs_before,
-            legs_call=legs_call,
-            rule_ids=classified.rule_ids,
-            arguments_available=args is not None and not args_cut,
-            destinations=sends.destinations,
-            embedded=sends.embedded,
-            embedded_fragments=sends.embedded_fragments,
-            fragments=fragments,
-            targets=sends.targets,
-            nothing_new=sends.nothing_new,
-            own_store=own_store,
-            action_asked=not (fragments or unexamined) or asks_for_action(state.index.user_text, tool),
-            effects=effects,
-            steered_by=steered_by,
-            unexamined=unexamined,
-            unexamined_sources=unexamined_sources,
-            returned_sources=sends.returned_sources,
-            secret_sources=sends.secret_sources,
-            # Read only when a secret is carried: the user's words are searched for the few calls that need it.
-            secret_asked=bool(sends.secret_sources) and asks_to_send_secret(state.index.user_text),
-            composed=sends.composed,
-        )
-        decision = note_call_id(decide(self.policy, facts), call_id)
-        remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)
-        record = CallRecord(
-            unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
-        )
-        self._record_call(state, record, examined, legs_before, classified)
-        return decision
-
-    def _record_call(
-        self,
-        state: SessionState,
-        record: CallRecord,
-        examined: Mapping[str, Any] | None,
-        legs_before: frozenset[Leg],
-        classified: CallClassification,
-    ) -> None:
-        """Record a decided call: what its arguments show, its legs in the context, and the alerts it raises."""
-        unique_id, server, tool, legs_call = record.call_id, record.server, record.tool, record.classification.legs
-        if examined:
-            if Leg.UNTRUSTED_CONTENT in legs_before:
-                source = state.index.find_steering(examined)
-                if source is not None:
-                    state.steered[unique_id] = source
-            state.index.add_call_arguments(examined, external=Leg.EXTERNAL_COMMUNICATION in legs_call)
-        state.add_call(record)
-        state.add_available(legs_call, unique_id)
-        alert_on_void_pin(state, server, tool, classified, unique_id)
-        alert_on_unchecked_pin(state, server, tool, classified.unchecked, unique_id)
-        if Leg.EXTERNAL_COMMUNICATION in legs_call:
-            state.legs.setdefault(Leg.EXTERNAL_COMMUNICATION, unique_id)
-            state.raise_level(level_of_legs(frozenset(state.legs)), unique_id)
-        alert_on_decision(state, record.decision, backed_legs(record.classification))
-
-    def _after_call(self, state: SessionState, call_id: str, result: Any, is_error: bool) -> bool:
-        """Index the result of the oldest unanswered call with this id, then let its legs into the context.
-        Returns False when no call waits for the id."""
-        waiting = state.unanswered.get(call_id)
-        if not waiting:
-            return False
-        record = waiting.pop(0)
-        if not waiting:
-            del state.unanswered[call_id]
-        record.answered, record.failed = True, is_error
-        state.index.add_place(record.call_id, record.arguments or {}, record.tool)
-        labels = read_result_labels(result)
-        # The server's trust matters only to labels (a result without any is the common case).
-        server, identity = record.server, state.identities.get(record.server)
-        trusted = bool(labels.labels) and self.classifier.trust_of_tool(state.tools, server, record.tool, identity)
-        labelled = apply_labels(record.classification, labels, trusted)
-        if labelled.classification is not record.classification:
-            record.classification = labelled.classification
-            state.add_available(record.classification.legs, record.call_id)
-        legs = record.classification.legs
-        if labelled.outsiders_read(legs) and record.arguments:
-            state.index.add_untrusted_source(record.arguments, record.call_id)
-        if result is not None:
-            reading = Reading(result, self.read_bounds)
-            try:
-                state.index.add_result(
-                    record.call_id, reading, private=Leg.PRIVATE_DATA in legs, untrusted=Leg.UNTRUSTED_CONTENT in legs
-                )
-            except Exception:
-                # A result the index could not read still ran: its legs enter, and all of it counts as unexamined.
-                self._fail("after_call (reading the result)")
-                reading.truncated = True
-            cut = legs & ARMED_LEGS
-            if reading.truncated and cut:
-                # What the bound left out counts as possibly carrying data (evidence-truncated).
-                state.unexamined[record.call_id] = cut
-        self._commit(state, record)
-        self._commit_older(state, record.index)
-        alert_on_truncation(state)
-        return True
+        return decide_call(state, self.policy, self.classifier, server, tool, arguments, call_id)

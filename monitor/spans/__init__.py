@@ -10,10 +10,9 @@ Shared by the OTLP reader (``monitor.ingest``) and live tracing (``monitor.otel`
 - what one span says, :class:`SpanFacts` (``_facts``);
 - a whole trace turned into time-ordered event items, :func:`assemble_trace` (``_assembly``);
 - spans as they arrive, in any order, buffered per trace into session events, :class:`SpanAssembler`
-  (``_streaming``);
-- one JSON record (a line, a document, an attribute's JSON text) decoded with its repeated keys found and
-  kept and its depth bounded, :func:`decode_json_record`, shared with every reader of ``monitor.ingest``
-  (``_json``).
+  (``_streaming``).
+
+An attribute's JSON text is decoded as every record is, by :func:`monitor.jsonrecords.decode_json_record`.
 """
 
 from monitor.spans._assembly import (
@@ -38,14 +37,6 @@ from monitor.spans._facts import (
     is_tool_span,
     read_protocol_session_key,
     read_session_key,
-)
-from monitor.spans._json import (
-    ABRIDGED,
-    LARGE_RECORD,
-    MAX_JSON_DEPTH,
-    JsonProblem,
-    decode_json_record,
-    flatten_json_text,
 )
 from monitor.spans._langfuse import (
     LANGFUSE_SESSION_ID,
@@ -115,7 +106,6 @@ from monitor.spans._traceloop import (
 )
 
 __all__ = [
-    "ABRIDGED",
     "AssemblerBounds",
     "DEFAULT_MAX_BUFFERED_BYTES",
     "DEFAULT_MAX_BUFFERED_SPANS",
@@ -135,13 +125,10 @@ __all__ = [
     "GEN_AI_TOOL_NAME",
     "INPUT_VALUE",
     "JSONRPC_REQUEST_ID",
-    "JsonProblem",
     "LANGFUSE_SESSION_ID",
-    "LARGE_RECORD",
     "LLM_INPUT_MESSAGES",
     "LLM_REQUEST_FUNCTIONS",
     "LLM_TOOLS",
-    "MAX_JSON_DEPTH",
     "MCP_METHOD_NAME",
     "MCP_PROTOCOL_VERSION",
     "MCP_REQUEST_ARGUMENT_PREFIX",
@@ -185,12 +172,10 @@ __all__ = [
     "UNKNOWN_SERVER",
     "assemble_trace",
     "convert_readable_span",
-    "decode_json_record",
     "extract_span_facts",
     "extract_tool_facts",
     "extract_tool_lists",
     "extract_user_texts",
-    "flatten_json_text",
     "is_tool_span",
     "read_protocol_session_key",
     "read_session_key",

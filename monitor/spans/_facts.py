@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 
 import orjson
 
+from monitor.jsonrecords import LARGE_RECORD, decode_json_record, flatten_json_text
 from monitor.models import is_sessionless_protocol, split_mcp_name
 from monitor.spans import _langfuse as langfuse
 from monitor.spans import _openinference as openinference
 from monitor.spans import _semconv as semconv
 from monitor.spans import _traceloop as traceloop
-from monitor.spans._json import LARGE_RECORD, decode_json_record, flatten_json_text
 from monitor.spans._record import SpanRecord, StatusCode
 
 SESSION_KEYS = (
@@ -408,7 +408,7 @@ def _mcp_tool(definition: Any) -> tuple[str, dict[str, Any]] | None:
 def _parse(value: Any) -> Any:
     """Decode a JSON string (twice when it was encoded twice); anything else, or bad JSON, as it is.
 
-    Decoded as every record is (:func:`~monitor.spans.decode_json_record`): every value of a repeated key is
+    Decoded as every record is (:func:`~monitor.jsonrecords.decode_json_record`): every value of a repeated key is
     kept, and nesting beyond the bound is read as text."""
     if not isinstance(value, str):
         return value

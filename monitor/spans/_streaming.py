@@ -15,10 +15,10 @@ from typing import Any, TypedDict, Unpack
 
 import orjson
 
+from monitor.jsonrecords import flatten_json_text
 from monitor.models import Event, Record, RecordError, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.spans._assembly import MergedCall, SpanLink, TraceItem, assemble_trace
 from monitor.spans._facts import ParseCache, SpanFacts, extract_span_facts
-from monitor.spans._json import flatten_json_text
 from monitor.spans._record import SpanRecord
 
 

@@ -166,7 +166,7 @@ class HookStore:
                 raise InputError(str(self.path), "no such store file" if not self.path.exists() else "not a file")
             target = self.path.resolve().as_uri() + "?mode=ro"
         else:
-            self._create()
+            _create_file(self.path)
             target = str(self.path)
         with self._translated():
             conn = sqlite3.connect(
@@ -177,61 +177,21 @@ class HookStore:
         try:
             with self._translated():
                 conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
-                self._check_version(conn)  # before anything is written: a file we refuse stays as it was
+                _check_version(self.path, conn)  # before anything is written: a file we refuse stays as it was
                 if self.read_only:
                     conn.execute("PRAGMA query_only = ON")
                 else:
                     # A new file turns to WAL once; the switch needs the file alone, and SQLite does not wait for
                     # that (a busy error at once when several processes open a new store together).
-                    self._execute_when_free(conn, "PRAGMA journal_mode = WAL")
+                    _execute_when_free(conn, "PRAGMA journal_mode = WAL", self._busy_timeout)
                     conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
                     conn.execute("PRAGMA foreign_keys = ON")
                     if _user_version(conn) < SCHEMA_VERSION:
-                        self._transact(conn, self._migrate)
+                        self._transact(conn, partial(_migrate, self.path))
         except BaseException:
             conn.close()
             raise
         return conn
-
-    def _create(self) -> None:
-        try:
-            if not self.path.parent.exists():
-                os.makedirs(self.path.parent, mode=0o700, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return
-        except OSError as exc:
-            raise InputError(str(self.path), f"cannot create the store: {exc.strerror or exc}") from exc
-        os.close(fd)
-
-    def _check_version(self, conn: sqlite3.Connection) -> int:
-        # One statement, so one snapshot: read apart, another process's migration could commit in between and
-        # show its tables with the version read before it (a new store taken for another program's file).
-        row = conn.execute(
-            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM "
-            "pragma_application_id), (SELECT count(*) FROM sqlite_master)"
-        ).fetchone()
-        version, application, tables = int(row[0]), int(row[1]), int(row[2])
-        if application not in (0, APPLICATION_ID):
-            raise InputError(
-                str(self.path), f"not a trifecta-monitor hook store (a SQLite file of application id {application:#x})"
-            )
-        if version > SCHEMA_VERSION:
-            raise InputError(
-                str(self.path),
-                f"a hook store of schema {version}, this version reads up to {SCHEMA_VERSION}: "
-                "read it with a newer trifecta-monitor",
-            )
-        if version == 0 and tables:
-            raise InputError(str(self.path), "not a trifecta-monitor hook store (a SQLite file of other tables)")
-        return version
-
-    def _migrate(self, conn: sqlite3.Connection) -> None:
-        version = self._check_version(conn)  # again, under the write lock: another process may have migrated
-        for statements in MIGRATIONS[version:]:
-            for statement in statements:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- plumbing ---------------------------------------------------------------------------------------
 
@@ -247,25 +207,7 @@ class HookStore:
         """``BEGIN IMMEDIATE``, trying again every millisecond or two while another connection writes, until
         ``busy_timeout`` has passed. SQLite's own waiting sleeps up to 100 ms between tries, and a waiter
         can miss many turns: with four busy writers one write waited over a second."""
-        self._execute_when_free(conn, "BEGIN IMMEDIATE")
-
-    def _execute_when_free(self, conn: sqlite3.Connection, statement: str) -> None:
-        """Run ``statement``, trying again while the file is busy, until ``busy_timeout`` has passed."""
-        deadline = time.monotonic() + self._busy_timeout
-        delay = _FIRST_RETRY
-        conn.execute("PRAGMA busy_timeout = 0")
-        try:
-            while True:
-                try:
-                    conn.execute(statement)
-                    return
-                except sqlite3.OperationalError as exc:
-                    if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
-                        raise
-                time.sleep(delay)
-                delay = min(delay * 2, _LAST_RETRY)
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        _execute_when_free(conn, "BEGIN IMMEDIATE", self._busy_timeout)
 
     def _transact(self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction: committed when it returns, else rolled back."""
@@ -299,7 +241,7 @@ class HookStore:
         read-only (a writer may create or migrate the file while it is open)."""
         if not self.read_only:
             return SCHEMA_VERSION
-        return self._check_version(conn)
+        return _check_version(self.path, conn)
 
     # -- writing ----------------------------------------------------------------------------------------
 
@@ -474,7 +416,9 @@ class HookStore:
 
         for row in self._pages(page, 0):
             seq, sid, call_id, tool, action, level, reasons, message = row
-            yield StoredDecision(seq, sid, call_id, tool, action, level, self._reasons(seq, reasons), message)
+            yield StoredDecision(
+                seq, sid, call_id, tool, action, level, _read_reasons(self.path, seq, reasons), message
+            )
 
     def sessions(self) -> list[StoredSession]:
         """Return every session's summary, the most recently seen first."""
@@ -508,15 +452,6 @@ class HookStore:
                 return
             last = rows[-1][0]
 
-    def _reasons(self, seq: int, text: str) -> tuple[str, ...]:
-        try:
-            value = json.loads(text)
-        except (TypeError, ValueError):
-            value = None
-        if not isinstance(value, list):
-            raise InputError(str(self.path), f"decision of seq {seq}: its reasons are not a JSON list")
-        return tuple(str(reason) for reason in value)
-
     # -- closing ----------------------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -533,6 +468,80 @@ class HookStore:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _create_file(path: Path) -> None:
+    """Create the store's file (mode 0600) and its folder (mode 0700) unless the file exists."""
+    try:
+        if not path.parent.exists():
+            os.makedirs(path.parent, mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise InputError(str(path), f"cannot create the store: {exc.strerror or exc}") from exc
+    os.close(fd)
+
+
+def _check_version(path: Path, conn: sqlite3.Connection) -> int:
+    """The file's schema version, refused when it is newer than this one or the file is not a hook store."""
+    # One statement, so one snapshot: read apart, another process's migration could commit in between and
+    # show its tables with the version read before it (a new store taken for another program's file).
+    row = conn.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM "
+        "pragma_application_id), (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    version, application, tables = int(row[0]), int(row[1]), int(row[2])
+    if application not in (0, APPLICATION_ID):
+        raise InputError(
+            str(path), f"not a trifecta-monitor hook store (a SQLite file of application id {application:#x})"
+        )
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            str(path),
+            f"a hook store of schema {version}, this version reads up to {SCHEMA_VERSION}: "
+            "read it with a newer trifecta-monitor",
+        )
+    if version == 0 and tables:
+        raise InputError(str(path), "not a trifecta-monitor hook store (a SQLite file of other tables)")
+    return version
+
+
+def _migrate(path: Path, conn: sqlite3.Connection) -> None:
+    version = _check_version(path, conn)  # again, under the write lock: another process may have migrated
+    for statements in MIGRATIONS[version:]:
+        for statement in statements:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _execute_when_free(conn: sqlite3.Connection, statement: str, busy_timeout: float) -> None:
+    """Run ``statement``, trying again while the file is busy, until ``busy_timeout`` has passed."""
+    deadline = time.monotonic() + busy_timeout
+    delay = _FIRST_RETRY
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        while True:
+            try:
+                conn.execute(statement)
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, _LAST_RETRY)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+
+
+def _read_reasons(path: Path, seq: int, text: str) -> tuple[str, ...]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if not isinstance(value, list):
+        raise InputError(str(path), f"decision of seq {seq}: its reasons are not a JSON list")
+    return tuple(str(reason) for reason in value)
 
 
 def _decode_text(data: bytes) -> str:

@@ -147,9 +147,9 @@ def _raw_tool(name: str, description: str, props: list[str], annotations: dict[s
 def test_untrusted_hints_never_remove_a_leg(
     name: str, description: str, annotations: dict[str, Any], props: list[str], posture: Posture
 ) -> None:
-    """DESIGN §3 security invariant: an untrusted server's hints can only add legs to what the same tool (same
-    name, description and schema) gets with no hints at all; that holds through every heuristic, including the
-    ones that say X is absent."""
+    """The security invariant (docs/design.md, "The security invariant"): an untrusted server's hints can only add legs
+    to what the same tool (same name, description and schema) gets with no hints at all; that holds through every
+    heuristic, including the ones that say X is absent."""
     bare = classify(_raw_tool(name, description, props, None), posture=posture)
     hinted = classify(_raw_tool(name, description, props, annotations), posture=posture)
     assert bare.legs <= hinted.legs
@@ -163,8 +163,8 @@ def test_untrusted_hints_never_remove_a_leg(
 )
 def test_only_the_absence_heuristics_take_a_default_leg_away(name: str, description: str, props: list[str]) -> None:
     """A tool of a server nobody trusts keeps the balanced default's U and X whatever its name, description and
-    schema say (DESIGN §3's invariant); a trusted server's tool loses X only where an absence heuristic says so,
-    in the heuristics' own words; strict posture keeps all three legs."""
+    schema say (docs/design.md, "The security invariant"); a trusted server's tool loses X only where an absence
+    heuristic says so, in the heuristics' own words; strict posture keeps all three legs."""
     raw = _raw_tool(name, description, props, None)
     tool, _ = parse_tool(raw)
     assert classify(raw).legs >= {U, X}

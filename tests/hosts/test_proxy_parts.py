@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
+from mcp_types import JSONRPCResponse
 
 from monitor.cli._proxy import proxy as proxy_command
-from monitor.hosts._proxy import StdioProxy, generate_session_key
+from monitor.hosts._proxy import StdioProxy, _Tracked, generate_session_key
 from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
-    announced_name,
     build_error_result,
     build_form,
     build_input_required,
@@ -83,13 +84,22 @@ def test_a_stateless_request_names_its_protocol_version_in_meta() -> None:
     assert not is_stateless_request(None)
 
 
-def test_the_server_name_comes_from_initialize_or_the_meta_stamp() -> None:
-    assert announced_name({"serverInfo": {"name": "github"}}, initialize=True) == "github"
-    stamped = {"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "notes"}}}
-    assert announced_name(stamped, initialize=False) == "notes"
-    assert announced_name({"serverInfo": {"name": "github"}}, initialize=False) is None
-    assert announced_name({"serverInfo": {"name": " "}}, initialize=True) is None
-    assert announced_name(None, initialize=True) is None
+@pytest.mark.parametrize(
+    ("method", "result", "name"),
+    [
+        ("initialize", {"serverInfo": {"name": "github"}}, "github"),
+        ("tools/list", {"tools": [], "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "notes"}}}, "notes"),
+        ("tools/list", {"tools": [], "serverInfo": {"name": "github"}}, "notes-server"),
+        ("initialize", {"serverInfo": {"name": " "}}, "notes-server"),
+        ("initialize", {"serverInfo": {"name": " github\n"}}, "github"),
+    ],
+)
+def test_the_server_name_comes_from_initialize_or_the_meta_stamp(
+    method: str, result: dict[str, Any], name: str
+) -> None:
+    proxy = StdioProxy(SessionMonitor(builtin_rules=False), "/usr/bin/notes-server")
+    proxy._on_response(_Tracked(method), JSONRPCResponse(jsonrpc="2.0", id=1, result=result))
+    assert proxy.server_name == name
 
 
 def test_the_server_name_is_the_one_given_else_announced_else_the_command() -> None:

@@ -11,8 +11,8 @@ import orjson
 import pytest
 
 from monitor.ingest import InputFormat, read_agentdojo, read_inputs
+from monitor.jsonrecords import ABRIDGED, decode_json_record
 from monitor.models import ToolCall, ToolResult
-from monitor.spans import ABRIDGED, decode_json_record
 
 BIG = 17 * 1024 * 1024  # records this large have their long strings decoded apart
 PROSE = "The quarterly numbers look fine and the team met its goals for the period. "

@@ -153,6 +153,8 @@ def test_the_2026_stamp_names_the_server_when_there_is_no_initialize() -> None:
     assert read_announced_identity(stamp, initialize=False) == ServerIdentity(name="my-fetch", version="2")
     assert read_announced_identity({"serverInfo": {"name": "x"}}, initialize=False) is None
     assert read_announced_identity({"serverInfo": {"name": "x"}}, initialize=True) == ServerIdentity(name="x")
+    assert read_announced_identity({"serverInfo": {"name": " "}}, initialize=True) is None
+    assert read_announced_identity(None, initialize=True) is None
 
 
 def test_a_2026_log_takes_the_identity_from_the_stamp_of_a_result(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gc
 import io
 import json
 from pathlib import Path
@@ -501,3 +502,31 @@ def test_samples_carry_the_tricky_shapes() -> None:
         for line in genai.splitlines()
     ]
     assert services[0].endswith("-mcp-server") and "trifecta-sample-agent" in services
+
+
+def test_reading_otlp_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "execute_tool fetch",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "mcp__web__fetch"}},
+        ],
+    }
+    line = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+    path = tmp_path / "traces.jsonl"
+    path.write_text(f"{line}\n{{not json\n{line}\n")
+    was_enabled = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            records = read_otlp(path)
+            first = next(records)  # suspended between records: the collector runs as before
+            assert gc.isenabled() is enabled
+            rest = list(records)
+            assert gc.isenabled() is enabled
+            kinds = [type(r).__name__ for r in [first, *rest]]
+            assert kinds.count("RecordError") == 1 and "ToolCall" in kinds
+    finally:
+        (gc.enable if was_enabled else gc.disable)()

@@ -220,8 +220,8 @@ def test_mcpdesc_full_featured_example() -> None:
 
 @pytest.mark.shared_data
 def test_mcpdesc_expected_valid_fixture_has_a_member_outside_the_closed_set() -> None:
-    # mcpdesc preserves unknown members for forward compatibility; the closed set (DESIGN §1) makes
-    # futureToolHint an error here. The resource annotations of the same document are not linted.
+    # mcpdesc preserves unknown members for forward compatibility; the closed set (docs/design.md, "Tool
+    # annotations") makes futureToolHint an error here. The resource annotations of the same document are not linted.
     report = lint_paths([MCPDESC / "expected-valid__distinct-tool-and-resource-annotations.json"])
     listing = report.listings[0]
     assert (listing.server, listing.protocol_version) == ("annotation-types", "2025-11-25")

@@ -1,4 +1,6 @@
-"""The security invariant of DESIGN §3 extended to server-sent result labels, checked on drawn payloads.
+"""The security invariant extended to server-sent result labels, checked on drawn payloads.
+
+See docs/design.md, "The security invariant" and "Server-sent labels".
 
 Payloads are drawn over the real shapes (trust-annotations ``sensitive``/``untrusted`` and its ``ifc.fides.v1``
 evidenceRef, draft of 2026-06-10; the GitHub MCP server's ``_meta.ifc``; the early SEP-1913 result hints), mixed

@@ -1,4 +1,6 @@
-"""Properties of the session engine that hold for every session (DESIGN §3 and §4), checked on drawn sessions.
+"""Properties of the session engine that hold for every session, checked on drawn sessions.
+
+See docs/design.md, "The security invariant" and "The session engine".
 
 - Legs, levels and alerts never go down over a session.
 - Hints and labels an untrusted server gives (tool annotations, result-level labels) never lower risk: every call's

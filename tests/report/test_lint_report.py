@@ -15,12 +15,12 @@ from monitor import __version__
 from monitor.lint import LINT_RULES, LintReport, lint_paths
 from monitor.report._lint import (
     FINGERPRINT_KEY,
-    artifact_uri,
     lint_markdown_table,
     lint_to_json,
     lint_to_sarif,
     print_lint_table,
 )
+from monitor.report._sarif_log import artifact_uri
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 

@@ -1,5 +1,5 @@
-"""The precision levers of DESIGN §4: what a request carries, who chose a destination, where data lands,
-steered actions and alert severities, each pinned by the decision it changes."""
+"""The precision levers (docs/design.md, "Who may read it"): what a request carries, who chose a destination,
+where data lands, steered actions and alert severities, each pinned by the decision it changes."""
 
 from typing import Any
 

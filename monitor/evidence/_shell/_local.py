@@ -1,20 +1,19 @@
 """Local programs for the shell parser: readers and filters, file management, archives, ``find`` and ``xargs``.
 
-Each handler takes the run, the program's name and its arguments, records what the program reads and writes,
-and returns what it prints (a :class:`Flow`), which a pipe hands to the next program.
+Readers, file writers, quiet programs and development tools are data (:class:`Program` entries). The others
+give a handler: it takes the run, the program's name and its arguments, records what the program reads and
+writes, and returns what it prints (a :class:`Flow`), which a pipe hands to the next program.
 """
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     Arg,
     Flow,
-    Handler,
     Run,
     has_option,
     merge,
@@ -22,44 +21,69 @@ from monitor.evidence._shell_core import (
     remote_host,
     split_options,
 )
-from monitor.evidence._shell_exec import EXEC_HANDLERS
+from monitor.evidence._shell._program import Program, declare, read_files_or_stdin
 
 # Programs that print the files they are given (standard input without files): the short options that take a
-# value, and the long ones.
-_READERS: dict[str, tuple[str, frozenset[str]]] = {
-    name: (short, frozenset(long.split()))
-    for names, short, long in [
-        ("cat tac rev zcat gzcat bzcat xzcat zstdcat lz4cat comm dos2unix unix2dos", "s", "separator"),
-        ("head tail", "nc", "lines bytes pid sleep-interval max-unchanged-stats"),
-        ("less more most", "bhjkopPtTxyz", "log-file tag"),
-        ("bat batcat", "lmHrp", "language map-syntax highlight-line line-range style theme"),
-        ("nl", "bdfhilnsvw", ""),
-        ("strings", "ntTe", "bytes radix target encoding"),
-        ("xxd", "cglos", "cols groupsize len seek"),
-        ("od", "AjNtwS", "address-radix skip-bytes read-bytes format width strings"),
-        ("hexdump hd", "enfsC", "format length skip"),
-        ("base64 base32 basenc", "w", "wrap"),
-        ("fold fmt", "wgp", "width goal prefix"),
-        ("expand unexpand", "t", "tabs"),
-        ("column", "cstNoRWHOJ", "table-columns separator output-separator"),
-        ("sort", "koStTz", "key output buffer-size field-separator temporary-directory files0-from"),
-        ("uniq", "fsw", "skip-fields skip-chars check-chars"),
-        ("cut", "bcdf", "bytes characters delimiter fields output-delimiter"),
-        ("paste", "d", "delimiters"),
-        ("join", "12ejotv", ""),
-        ("shuf", "inor", "input-range head-count output random-source"),
-        ("iconv", "fto", "from-code to-code output"),
-        ("diff sdiff", "CUIFLxXow", "context unified ignore-matching-lines label exclude exclude-from output width"),
-        ("cmp", "in", "ignore-initial bytes"),
-        ("pr", "hlwoNS", "header length width indent"),
-        ("file", "fmPF", "files-from magic-file separator"),
-        ("wc md5sum sha1sum sha224sum sha256sum sha384sum sha512sum cksum sum", "a", "algorithm files0-from"),
-        ("b2sum", "l", "length"),
-    ]
-    for name in names.split()
-}
-# Readers whose output summarises the files (counts, hashes, a type) instead of carrying their content.
-_SUMMARIES = frozenset("wc md5sum sha1sum sha224sum sha256sum sha384sum sha512sum cksum sum b2sum file cmp".split())
+# value, the long ones, and for some the option naming the file the output goes to, or a summary (counts,
+# hashes, a type) printed instead of the files' content.
+_READ_OPTIONS = frozenset(["-X", "--exclude-from", "--files0-from", "-f", "--files-from"])
+_OUTPUT = frozenset(["-o", "--output"])
+_SUMMARY = NO_FLOW
+
+
+def _declare_reader(
+    names: str, short: str, long: str, *, output: frozenset[str] = frozenset(), prints: Flow | None = None
+) -> Program:
+    """A program that prints the files it reads (its operands, or standard input)."""
+    long_options = frozenset(long.split())
+    return Program(
+        tuple(names.split()),
+        short=short,
+        long=long_options,
+        reads=_READ_OPTIONS,
+        output=output,
+        operands="reads",
+        prints=prints,
+    )
+
+
+_READERS = (
+    _declare_reader("cat tac rev zcat gzcat bzcat xzcat zstdcat lz4cat comm dos2unix unix2dos", "s", "separator"),
+    _declare_reader("head tail", "nc", "lines bytes pid sleep-interval max-unchanged-stats"),
+    _declare_reader("less more most", "bhjkopPtTxyz", "log-file tag"),
+    _declare_reader("bat batcat", "lmHrp", "language map-syntax highlight-line line-range style theme"),
+    _declare_reader("nl", "bdfhilnsvw", ""),
+    _declare_reader("strings", "ntTe", "bytes radix target encoding"),
+    _declare_reader("xxd", "cglos", "cols groupsize len seek"),
+    _declare_reader("od", "AjNtwS", "address-radix skip-bytes read-bytes format width strings"),
+    _declare_reader("hexdump hd", "enfsC", "format length skip"),
+    _declare_reader("base64 base32 basenc", "w", "wrap"),
+    _declare_reader("fold fmt", "wgp", "width goal prefix"),
+    _declare_reader("expand unexpand", "t", "tabs"),
+    _declare_reader("column", "cstNoRWHOJ", "table-columns separator output-separator"),
+    _declare_reader(
+        "sort", "koStTz", "key output buffer-size field-separator temporary-directory files0-from", output=_OUTPUT
+    ),
+    _declare_reader("uniq", "fsw", "skip-fields skip-chars check-chars"),
+    _declare_reader("cut", "bcdf", "bytes characters delimiter fields output-delimiter"),
+    _declare_reader("paste", "d", "delimiters"),
+    _declare_reader("join", "12ejotv", ""),
+    _declare_reader("shuf", "inor", "input-range head-count output random-source", output=_OUTPUT),
+    _declare_reader("iconv", "fto", "from-code to-code output", output=_OUTPUT),
+    _declare_reader(
+        "diff sdiff", "CUIFLxXow", "context unified ignore-matching-lines label exclude exclude-from output width"
+    ),
+    _declare_reader("cmp", "in", "ignore-initial bytes", prints=_SUMMARY),
+    _declare_reader("pr", "hlwoNS", "header length width indent"),
+    _declare_reader("file", "fmPF", "files-from magic-file separator", prints=_SUMMARY),
+    _declare_reader(
+        "wc md5sum sha1sum sha224sum sha256sum sha384sum sha512sum cksum sum",
+        "a",
+        "algorithm files0-from",
+        prints=_SUMMARY,
+    ),
+    _declare_reader("b2sum", "l", "length", prints=_SUMMARY),
+)
 _GREP_OPTIONS = {
     "grep egrep fgrep zgrep": ("efmABCdD", "regexp file max-count after-context before-context context label"),
     "rg": ("efgmABCjMtTrEd", "regexp file glob iglob max-count after-context before-context context threads"),
@@ -80,55 +104,36 @@ _COMPRESSORS = {
 }  # fmt: skip
 _SAFE_TAR_COMPRESSORS = frozenset(["gzip", "pigz", "bzip2", "xz", "zstd", "lz4", "lzma", "lzip", "lzop"])
 # Programs with no effect on files or the network worth recording (file management is recorded as writes).
-_QUIET = frozenset(
-    "true false : sleep date whoami id uname hostname which whereis type clear tput stty jobs wait kill pkill"
-    " killall ps pgrep top htop free uptime nproc umask ulimit unset shift return exit break continue test ["
-    " seq yes basename dirname realpath readlink df du tree stat lsof pwd tty logname groups users who arch"
-    " getconf locale hash shopt bind help disown fg bg sync mktemp lscpu lsblk nvidia-smi unalias".split()
+_QUIET = Program(
+    tuple(
+        "true false : sleep date whoami id uname hostname which whereis type clear tput stty jobs wait kill pkill"
+        " killall ps pgrep top htop free uptime nproc umask ulimit unset shift return exit break continue test ["
+        " seq yes basename dirname realpath readlink df pwd tty logname groups users who arch"
+        " getconf locale hash shopt bind help disown fg bg sync mktemp lscpu lsblk nvidia-smi unalias".split()
+    )
 )
-_WRITERS = frozenset("mkdir touch rm rmdir chmod chown chgrp truncate shred unlink chattr setfacl".split())
-_WRITER_OPTIONS = {"mkdir": "mZ", "chmod": "", "chown": "", "truncate": "rs", "shred": "nsu", "touch": "drt"}
+# Programs that change the files they are given (chmod's and its kin's first operand is the mode or owner).
+_WRITE_LONG = frozenset(["mode", "reference", "size", "date"])
+_WRITERS = (
+    Program(("mkdir",), short="mZ", long=_WRITE_LONG, operands="writes"),
+    Program(("touch",), short="drt", long=_WRITE_LONG, operands="writes"),
+    Program(("truncate",), short="rs", long=_WRITE_LONG, operands="writes"),
+    Program(("shred",), short="nsu", long=_WRITE_LONG, operands="writes"),
+    Program(("rm", "rmdir", "unlink"), long=_WRITE_LONG, operands="writes"),
+    Program(("chmod", "chown", "chgrp", "chattr", "setfacl"), long=_WRITE_LONG, operands="writes", skip=1),
+)
 # Tools that run the project's own code or check it (tests, linters, compilers, builds): local, and what they
 # print is the project's content.
-_DEV_TOOLS = frozenset(
-    "pytest py.test mypy ruff black isort flake8 pylint pyright pyre bandit coverage nosetests pydocstyle"
-    " tsc eslint prettier jest vitest mocha webpack vite esbuild rollup babel swc stylelint"
-    " make gmake cmake ninja meson scons gcc g++ cc c++ clang clang++ ld ar nm objdump readelf strip"
-    " rustc rustfmt javac kotlinc scalac swiftc shellcheck shfmt hadolint yamllint markdownlint actionlint"
-    " golangci-lint gofmt goimports clang-format clang-tidy cppcheck".split()
+_DEV_TOOLS = Program(
+    tuple(
+        "pytest py.test mypy ruff black isort flake8 pylint pyright pyre bandit coverage nosetests pydocstyle"
+        " tsc eslint prettier jest vitest mocha webpack vite esbuild rollup babel swc stylelint"
+        " make gmake cmake ninja meson scons gcc g++ cc c++ clang clang++ ld ar nm objdump readelf strip"
+        " rustc rustfmt javac kotlinc scalac swiftc shellcheck shfmt hadolint yamllint markdownlint actionlint"
+        " golangci-lint gofmt goimports clang-format clang-tidy cppcheck".split()
+    ),
+    prints=Flow(files=(".",)),
 )
-
-
-@functools.lru_cache(maxsize=1024)
-def program_name(text: str) -> str:
-    """A program's name as the tables know it: no folder, no ``.exe``, versions dropped (``python3.12``)."""
-    name = re.split(r"[\\/]", text)[-1]
-    lower = name.lower()
-    for ext in (".exe", ".cmd", ".bat"):
-        if lower.endswith(ext):
-            name = lower[: -len(ext)]
-    for family in ("python", "pip", "pypy"):
-        if re.fullmatch(family + r"[0-9.]*", name):
-            return "python" if family == "pypy" else family
-    return name
-
-
-def _files_or_stdin(run: Run, files: list[Arg]) -> Flow:
-    if not files:
-        return run.stdin
-    return merge(run.stdin if arg.text == "-" else run.read_content(arg) for arg in files)
-
-
-def _reader(run: Run, name: str, args: list[Arg]) -> Flow:
-    short, long = _READERS[name]
-    options, files = split_options(args, short, long)
-    for value in option_values(options, "-X", "--exclude-from", "--files0-from", "-f", "--files-from"):
-        run.read(value)
-    flow = _files_or_stdin(run, files)
-    outputs = option_values(options, "-o", "--output") if name in ("sort", "iconv", "shuf") else []
-    for target in outputs:
-        run.write(target, flow)
-    return NO_FLOW if outputs or name in _SUMMARIES else flow
 
 
 def _grep(run: Run, name: str, args: list[Arg]) -> Flow:
@@ -144,7 +149,7 @@ def _grep(run: Run, name: str, args: list[Arg]) -> Flow:
     recursive = name in ("rg", "ag", "ack") or has_option(options, "-r", "-R", "--recursive")
     if not files and recursive:
         files = [Arg(".")]
-    flow = _files_or_stdin(run, files)
+    flow = read_files_or_stdin(run, files)
     if listing or has_option(options, "-l", "-L", "--files-with-matches", "--files-without-match", "-c", "--count"):
         return Flow(names=flow.files)
     return flow
@@ -160,7 +165,7 @@ def _sed(run: Run, name: str, args: list[Arg]) -> Flow:
         scripts, positional = positional[:1], positional[1:]
     if any(_SED_EXEC.search(s.text) for s in scripts):
         run.opaque("the sed script runs commands")
-    flow = _files_or_stdin(run, positional)
+    flow = read_files_or_stdin(run, positional)
     if has_option(options, "-i", "--in-place"):
         for arg in positional:
             run.write(arg, run.content(run.path(p) for p in arg.paths))
@@ -179,7 +184,7 @@ def _awk(run: Run, name: str, args: list[Arg]) -> Flow:
         if _AWK_EXEC.search(program.text):
             run.opaque("the awk program runs commands or opens connections")
     files = [a for a in positional if not re.match(r"[A-Za-z_]\w*=", a.text)]
-    return _files_or_stdin(run, files)
+    return read_files_or_stdin(run, files)
 
 
 def _jq(run: Run, name: str, args: list[Arg]) -> Flow:
@@ -209,7 +214,7 @@ def _jq(run: Run, name: str, args: list[Arg]) -> Flow:
     if name == "yq" and positional and positional[0].text in ("eval", "e", "eval-all", "ea"):
         positional = positional[1:]
     files = positional if from_file else positional[1:]
-    flow = _files_or_stdin(run, files)
+    flow = read_files_or_stdin(run, files)
     if name == "yq" and any(a.text in ("-i", "--inplace") for a in args):
         for arg in files:
             run.write(arg, run.content(run.path(p) for p in arg.paths))
@@ -265,29 +270,15 @@ def _dd(run: Run, name: str, args: list[Arg]) -> Flow:
     return NO_FLOW
 
 
-def _writer(run: Run, name: str, args: list[Arg]) -> Flow:
-    _, positional = split_options(args, _WRITER_OPTIONS.get(name, ""), {"mode", "reference", "size", "date"})
-    if name in ("chmod", "chown", "chgrp", "chattr", "setfacl") and positional:
-        positional = positional[1:]
-    for arg in positional:
-        run.write(arg)
-    return NO_FLOW
-
-
-def _quiet(run: Run, name: str, args: list[Arg]) -> Flow:
-    if name in ("du", "tree", "stat", "lsof"):
-        return Flow(names=tuple(run.path(a.text) for a in args if not a.text.startswith("-")) or ("*",))
-    return NO_FLOW
+def _summarise(run: Run, name: str, args: list[Arg]) -> Flow:
+    """``du``, ``tree``, ``stat``, ``lsof``: they print the names of the files they are given (or all)."""
+    return Flow(names=tuple(run.path(a.text) for a in args if not a.text.startswith("-")) or ("*",))
 
 
 def _list(run: Run, name: str, args: list[Arg]) -> Flow:
     _, positional = split_options(args, "ITw", {"ignore", "hide", "width", "format", "sort", "time-style"})
     dirs = [run.path(a.text) for a in positional] or ["."]
     return Flow(names=tuple("*" if d == "." else posixpath.join(d, "*") for d in dirs))
-
-
-def _dev_tool(run: Run, name: str, args: list[Arg]) -> Flow:
-    return Flow(files=(".",))
 
 
 def _tar(run: Run, name: str, args: list[Arg]) -> Flow:
@@ -355,7 +346,7 @@ def _zip(run: Run, name: str, args: list[Arg]) -> Flow:
         positional = [a for a in rest if not a.text.startswith("-")]
         outputs = [a.part(a.text[2:]) for a in rest if a.text.startswith("-o")]
         if command == "a" and positional:
-            run.write(positional[0], _files_or_stdin(run, positional[1:]))
+            run.write(positional[0], read_files_or_stdin(run, positional[1:]))
         elif command in ("x", "e") and positional:
             content = run.read_content(positional[0])
             run.write(outputs[0] if outputs else Arg("."), content | Flow(remote=_fetched(run, content)))
@@ -375,7 +366,7 @@ def _zip(run: Run, name: str, args: list[Arg]) -> Flow:
         if not names:
             return NO_FLOW
         members = names[1:] + ([Arg(n) for n in run.stdin.names] if any(a.text == "-@" for a in args) else [])
-        flow = _files_or_stdin(run, members) if members else NO_FLOW
+        flow = read_files_or_stdin(run, members) if members else NO_FLOW
         if names[0].text == "-":
             return flow
         run.write(names[0], flow)
@@ -399,7 +390,7 @@ def _compress(run: Run, name: str, args: list[Arg]) -> Flow:
     options, files = split_options(args, "oSb" if name in ("zstd", "unzstd", "lz4") else "S", {"suffix", "output"})
     to_stdout = has_option(options, "-c", "--stdout", "--to-stdout")
     if not files or to_stdout:
-        return _files_or_stdin(run, files)
+        return read_files_or_stdin(run, files)
     decompress = has_option(options, "-d", "--decompress", "--uncompress") or not _COMPRESSORS.get(name, "x")
     for arg in files:
         content = run.read_content(arg)
@@ -482,21 +473,24 @@ def _xargs(run: Run, name: str, args: list[Arg]) -> Flow:
     return run.dispatch(inner, NO_FLOW)
 
 
-def _handlers() -> dict[str, Handler]:
-    table: dict[str, Handler] = dict.fromkeys(_READERS, _reader)
-    table |= dict.fromkeys(_GREPS, _grep)
-    table |= dict.fromkeys(["sed", "gsed"], _sed)
-    table |= dict.fromkeys(["awk", "gawk", "mawk", "nawk"], _awk)
-    table |= dict.fromkeys(["jq", "yq", "gojq"], _jq)
-    table |= {"tee": _tee, "dd": _dd, "find": _find, "xargs": _xargs, "tar": _tar, "gtar": _tar, "bsdtar": _tar}
-    table |= dict.fromkeys(["cp", "mv", "install", "ln"], _copy)
-    table |= dict.fromkeys(["zip", "unzip", "7z", "7za", "7zr"], _zip)
-    table |= dict.fromkeys(_COMPRESSORS, _compress)
-    table |= dict.fromkeys(_WRITERS, _writer)
-    table |= dict.fromkeys(_QUIET, _quiet)
-    table |= dict.fromkeys(["ls", "dir", "exa", "eza", "fd", "fdfind", "locate"], _list)
-    table |= dict.fromkeys(_DEV_TOOLS, _dev_tool)
-    return table | EXEC_HANDLERS
-
-
-LOCAL_HANDLERS = _handlers()
+LOCAL_PROGRAMS = (
+    *_READERS,
+    declare(_GREPS, _grep),
+    declare("sed gsed", _sed),
+    declare("awk gawk mawk nawk", _awk),
+    declare("jq yq gojq", _jq),
+    declare("tee", _tee),
+    declare("dd", _dd),
+    declare("find", _find),
+    declare("xargs", _xargs),
+    declare("tar gtar bsdtar", _tar),
+    declare("cp mv install ln", _copy),
+    declare("zip unzip 7z 7za 7zr", _zip),
+    declare(_COMPRESSORS, _compress),
+    *_WRITERS,
+    _QUIET,
+    declare("du tree stat lsof", _summarise),
+    declare("ls dir exa eza fd fdfind locate", _list),
+    _DEV_TOOLS,
+)
+"""Local programs: readers and filters, file management, archives, ``find`` and ``xargs``."""

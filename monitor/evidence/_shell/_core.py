@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from monitor.evidence._hosts import canonical_host, parse_ipv4
 from monitor.evidence._hosts import host_of_url as _url_host
-from monitor.evidence._shell_lex import LITERAL_DOLLAR, SUBSTITUTION
+from monitor.evidence._shell._lex import LITERAL_DOLLAR, SUBSTITUTION
 
 _HOST = re.compile(
     r"(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.?)+|\[?[0-9a-f:.]+\]?|[^\x00-\x7f./:@\s]+(?:\.[^\x00-\x20./:@]+)*"

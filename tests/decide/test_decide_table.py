@@ -22,7 +22,7 @@ from monitor.models import (
 )
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
-TABLE = (Path(__file__).resolve().parents[1] / "docs" / "decisions.md").read_text(encoding="utf-8")
+TABLE = (Path(__file__).resolve().parents[2] / "docs" / "decisions.md").read_text(encoding="utf-8")
 FRAGMENT = FragmentMatch("c0", "quarterly numbers 4471 for the board", Transform.VERBATIM)
 SECRET = FragmentMatch("c0", "hunter2-horse", Transform.SECRET)
 

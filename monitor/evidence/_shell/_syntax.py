@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from monitor.evidence._shell_lex import FD_PREFIX, Token
+from monitor.evidence._shell._lex import FD_PREFIX, Token
 
 MAX_NESTING = 24
 SEPARATORS = frozenset([";", "&", "&&", "||", ";;", ";&", ";;&"])

@@ -1,4 +1,4 @@
-"""Network programs for the shell parser: HTTP clients, raw sockets, remote shells and copies, and git.
+"""Network programs for the shell parser: HTTP clients, raw sockets, remote shells and copies, mail, databases.
 
 Each handler records the hosts a program reaches and the local content it sends (files named in its options,
 its standard input when the program forwards it), and returns what it prints: content fetched from the network.
@@ -9,13 +9,12 @@ from __future__ import annotations
 import posixpath
 import re
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     REMOTE_FLOW,
     UNKNOWN_FLOW,
     Arg,
     Flow,
-    Handler,
     Run,
     has_option,
     host_of_url,
@@ -23,8 +22,7 @@ from monitor.evidence._shell_core import (
     remote_host,
     split_options,
 )
-from monitor.evidence._shell_git import git
-from monitor.evidence._shell_services import SERVICE_HANDLERS
+from monitor.evidence._shell._program import declare
 
 _CURL_SHORT = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
 _CURL_LONG = frozenset(
@@ -453,18 +451,21 @@ def _database(run: Run, name: str, args: list[Arg]) -> Flow:
     return UNKNOWN_FLOW
 
 
-def _handlers() -> dict[str, Handler]:
-    table: dict[str, Handler] = {"curl": _curl, "wget": _wget, "socat": _socat, "telnet": _telnet, "git": git}
-    table |= dict.fromkeys(["nc", "ncat", "netcat", "nc.openbsd", "nc.traditional"], _netcat)
-    table |= dict.fromkeys(["ftp", "sftp", "lftp", "tftp"], _ftp)
-    table |= {"ssh": _ssh, "mosh": _ssh, "autossh": _ssh, "scp": _scp, "rsync": _rsync}
-    table |= dict.fromkeys(_DNS_TOOLS, _lookup)
-    table |= dict.fromkeys(["http", "https", "xh", "xhs", "httpie"], _http)
-    table |= {"openssl": _openssl}
-    table |= dict.fromkeys(["open", "xdg-open", "start", "sensible-browser", "firefox", "chromium"], _opener)
-    table |= dict.fromkeys(["mail", "mailx", "sendmail", "mutt", "swaks", "msmtp"], _mail)
-    table |= dict.fromkeys(["psql", "mysql", "mariadb", "mongo", "mongosh", "redis-cli", "sqlcmd"], _database)
-    return table | SERVICE_HANDLERS
-
-
-NETWORK_HANDLERS = _handlers()
+NETWORK_PROGRAMS = (
+    declare("curl", _curl),
+    declare("wget", _wget),
+    declare("socat", _socat),
+    declare("telnet", _telnet),
+    declare("nc ncat netcat nc.openbsd nc.traditional", _netcat),
+    declare("ftp sftp lftp tftp", _ftp),
+    declare("ssh mosh autossh", _ssh),
+    declare("scp", _scp),
+    declare("rsync", _rsync),
+    declare(_DNS_TOOLS, _lookup),
+    declare("http https xh xhs httpie", _http),
+    declare("openssl", _openssl),
+    declare("open xdg-open start sensible-browser firefox chromium", _opener),
+    declare("mail mailx sendmail mutt swaks msmtp", _mail),
+    declare("psql mysql mariadb mongo mongosh redis-cli sqlcmd", _database),
+)
+"""Network programs: HTTP clients, raw sockets, remote shells and copies, mail, databases, DNS tools."""

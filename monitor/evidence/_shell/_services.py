@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import re
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     REMOTE_FLOW,
     Arg,
     Flow,
-    Handler,
     Run,
     has_option,
     option_values,
     split_options,
 )
-from monitor.evidence._shell_packages import PACKAGE_HANDLERS
+from monitor.evidence._shell._program import declare
 
 _CREDENTIALS = Flow(data=("<credentials>",))
 _GH_SHORT = "RbFtdfHXlamBqTDOLSsArn"
@@ -284,14 +283,12 @@ def _sqlite(run: Run, name: str, args: list[Arg]) -> Flow:
     return run.read_content(positional[0]) if positional else NO_FLOW
 
 
-def _handlers() -> dict[str, Handler]:
-    table: dict[str, Handler] = dict.fromkeys(["gh", "glab"], _gh)
-    table |= dict.fromkeys(["aws", "gsutil", "gcloud", "az", "doctl", "flyctl", "heroku", "vercel", "netlify"], _cloud)
-    table |= dict.fromkeys(["kubectl", "oc", "kubecolor", "helm"], _kubectl)
-    table |= dict.fromkeys(["terraform", "tofu", "pulumi"], _terraform)
-    table |= dict.fromkeys(["docker", "podman", "nerdctl", "docker-compose", "podman-compose"], _docker)
-    table |= {"sqlite3": _sqlite}
-    return table | PACKAGE_HANDLERS
-
-
-SERVICE_HANDLERS = _handlers()
+SERVICE_PROGRAMS = (
+    declare("gh glab", _gh),
+    declare("aws gsutil gcloud az doctl flyctl heroku vercel netlify", _cloud),
+    declare("kubectl oc kubecolor helm", _kubectl),
+    declare("terraform tofu pulumi", _terraform),
+    declare("docker podman nerdctl docker-compose podman-compose", _docker),
+    declare("sqlite3", _sqlite),
+)
+"""Service command lines: GitHub and GitLab, cloud CLIs, Kubernetes, Terraform, containers, database files."""

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from monitor.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_analyze_writes_one_graphml_and_one_json_graph_per_shown_session(tmp_path: Path) -> None:

@@ -163,7 +163,7 @@ def test_analyze_with_a_baseline_compares_in_the_table() -> None:
 
     from monitor.cli import main
 
-    samples = Path(__file__).resolve().parents[1] / "samples" / "sessions"
+    samples = Path(__file__).resolve().parents[2] / "samples" / "sessions"
     result = CliRunner().invoke(main, ["analyze", str(samples), "--baseline", "claude"])
     assert result.exit_code == 0, result.output
     assert "Claude alone would have asked before 12 of these calls; the monitor alone before 3" in result.output

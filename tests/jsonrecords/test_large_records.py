@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from monitor.ingest import read_otlp
-from monitor.spans import MAX_JSON_DEPTH, decode_json_record
-from monitor.spans import _json as json_module
+from monitor.jsonrecords import MAX_JSON_DEPTH, decode_json_record
+from monitor.jsonrecords import _decode as decode_module
 
 PADDING = "x" * 5000  # makes a record large enough to be measured from its text
 
@@ -62,7 +59,7 @@ def test_a_repeated_key_is_found_beside_strings_that_start_with_a_colon(padding:
     value, problems = decode_json_record(text.encode())
     assert value["to"] == ["me@corp.example", "evil@attacker.example"]
     assert [(p.where, p.message) for p in problems] == [("/to", "repeats the key 'to'; every value is read")]
-    assert json_module._measure_large({"a": ': "', "pad": PADDING}) in (None, (2, MAX_JSON_DEPTH))
+    assert decode_module._measure_large({"a": ': "', "pad": PADDING}) in (None, (2, MAX_JSON_DEPTH))
 
 
 @pytest.mark.parametrize("padding", ["", PADDING])
@@ -73,13 +70,13 @@ def test_escaped_quotes_before_colons_are_no_repeated_keys(padding: str, monkeyp
         "e": [{"f": "\\" * 3 + '": '}] * 30,
     }
     slow_decodes: list[Any] = []
-    original = json_module._load_with_repeats
+    original = decode_module._load_with_repeats
 
     def spy(data: Any, fallback: Any) -> Any:
         slow_decodes.append(data)
         return original(data, fallback)
 
-    monkeypatch.setattr(json_module, "_load_with_repeats", spy)
+    monkeypatch.setattr(decode_module, "_load_with_repeats", spy)
     for text in (json.dumps(record), json.dumps(record, indent=2), json.dumps(record, separators=(",", ":"))):
         value, problems = decode_json_record(text.encode())
         assert value == record and problems == []
@@ -106,31 +103,3 @@ def test_nesting_beyond_the_bound_is_read_as_text_in_a_record_of_any_size(
             inner, levels = inner[0], levels + 1
         assert inner == as_text  # the container beyond the bound, as the text of its leaves
         assert levels == MAX_JSON_DEPTH + 1
-
-
-def test_reading_otlp_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
-    span = {
-        "traceId": "0af7651916cd43dd8448eb211c80319c",
-        "spanId": "b7ad6b7169203331",
-        "name": "execute_tool fetch",
-        "attributes": [
-            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
-            {"key": "gen_ai.tool.name", "value": {"stringValue": "mcp__web__fetch"}},
-        ],
-    }
-    line = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
-    path = tmp_path / "traces.jsonl"
-    path.write_text(f"{line}\n{{not json\n{line}\n")
-    was_enabled = gc.isenabled()
-    try:
-        for enabled in (True, False):
-            (gc.enable if enabled else gc.disable)()
-            records = read_otlp(path)
-            first = next(records)  # suspended between records: the collector runs as before
-            assert gc.isenabled() is enabled
-            rest = list(records)
-            assert gc.isenabled() is enabled
-            kinds = [type(r).__name__ for r in [first, *rest]]
-            assert kinds.count("RecordError") == 1 and "ToolCall" in kinds
-    finally:
-        (gc.enable if was_enabled else gc.disable)()

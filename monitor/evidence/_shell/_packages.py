@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import re
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     REMOTE_FLOW,
     Arg,
     Flow,
-    Handler,
     Run,
     has_option,
     option_values,
     split_options,
 )
-from monitor.evidence._shell_exec import inline_code
+from monitor.evidence._shell._exec import inline_code
+from monitor.evidence._shell._program import declare
 
 _PROJECT = Flow(files=(".",))
 _PIP_LONG = frozenset(
@@ -292,17 +292,17 @@ def _deno(run: Run, name: str, args: list[Arg]) -> Flow:
     return REMOTE_FLOW
 
 
-def _handlers() -> dict[str, Handler]:
-    table: dict[str, Handler] = {"pip": _pip, "uv": _uv, "uvx": _uv, "twine": _twine, "cargo": _cargo, "go": _go}
-    table |= dict.fromkeys(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx"], _npm)
-    table |= dict.fromkeys([*_SUBCOMMAND_NETWORK, *_ALIASES], _subcommand)
-    systems = "apt apt-get yum dnf apk pacman zypper snap flatpak choco winget scoop port pkg emerge nix-env"
-    table |= dict.fromkeys(systems.split(), _system)
-    table |= dict.fromkeys(
-        ["mvn", "mvnw", "gradle", "gradlew", "sbt", "lein", "bazel", "bazelisk", "tox", "nox"], _resolver
-    )
-    table["deno"] = _deno
-    return table
-
-
-PACKAGE_HANDLERS = _handlers()
+_SYSTEMS = "apt apt-get yum dnf apk pacman zypper snap flatpak choco winget scoop port pkg emerge nix-env"
+PACKAGE_PROGRAMS = (
+    declare("pip", _pip),
+    declare("uv uvx", _uv),
+    declare("twine", _twine),
+    declare("cargo", _cargo),
+    declare("go", _go),
+    declare("npm npx pnpm pnpx yarn bun bunx", _npm),
+    declare([*_SUBCOMMAND_NETWORK, *_ALIASES], _subcommand),
+    declare(_SYSTEMS, _system),
+    declare("mvn mvnw gradle gradlew sbt lein bazel bazelisk tox nox", _resolver),
+    declare("deno", _deno),
+)
+"""Package managers and language toolchains."""

@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     UNKNOWN_FLOW,
     Arg,
     Flow,
-    Handler,
     Run,
     Variable,
     check_environment,
@@ -27,6 +26,7 @@ from monitor.evidence._shell_core import (
     option_values,
     split_options,
 )
+from monitor.evidence._shell._program import Program, declare
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>`)]+", re.IGNORECASE)
@@ -352,24 +352,23 @@ def _alias(run: Run, name: str, args: list[Arg]) -> Flow:
     return NO_FLOW
 
 
-def _history(run: Run, name: str, args: list[Arg]) -> Flow:
-    return Flow(data=("<history>",))
-
-
-def _handlers() -> dict[str, Handler]:
-    table: dict[str, Handler] = dict.fromkeys(_WRAPPERS, _wrapper)
-    table |= dict.fromkeys(_SHELLS, _shell)
-    table |= dict.fromkeys(_INTERPRETERS, _interpreter)
-    table |= dict.fromkeys(["powershell", "pwsh", "cmd"], _other_shell)
-    table |= dict.fromkeys(["cd", "pushd", "popd", "chdir"], _cd)
-    table |= dict.fromkeys(["export", "declare", "typeset", "local", "readonly", "set"], _assign)
-    table |= dict.fromkeys(["echo", "printf"], _echo)
-    table |= dict.fromkeys(["source", "."], _source)
-    table |= {"env": _env, "printenv": _printenv, "read": _read, "eval": _eval, "trap": _trap, "alias": _alias}
-    table |= {"history": _history, "fc": _history}
-    return table
-
-
-EXEC_HANDLERS = _handlers()
+EXEC_PROGRAMS = (
+    declare(_WRAPPERS, _wrapper),
+    declare(_SHELLS, _shell),
+    declare(_INTERPRETERS, _interpreter),
+    declare("powershell pwsh cmd", _other_shell),
+    declare("cd pushd popd chdir", _cd),
+    declare("export declare typeset local readonly set", _assign),
+    declare("echo printf", _echo),
+    declare("source .", _source),
+    declare("env", _env),
+    declare("printenv", _printenv),
+    declare("read", _read),
+    declare("eval", _eval),
+    declare("trap", _trap),
+    declare("alias", _alias),
+    Program(("history", "fc"), prints=Flow(data=("<history>",))),
+)
+"""Shell built-ins, wrappers and interpreters."""
 # Programs that run whatever commands or code arrive on their input (a reverse shell when that is a socket).
 CODE_RUNNERS = _SHELLS | _REPL_PROGRAMS

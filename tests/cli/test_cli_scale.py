@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
+from support.cli_sessions import QUIET_SESSION, TRIFECTA_SESSION, Writer
 
 from monitor.analysis import AnalysisProgress
 from monitor.cli import _progress, main
 from monitor.cli._progress import ProgressLine, show_progress
 from monitor.ingest import _inputs
-from tests.test_cli import QUIET_SESSION, TRIFECTA_SESSION, Writer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 INPUT_FORMATS = (
     "native JSONL",

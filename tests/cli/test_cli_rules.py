@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from monitor.cli import main
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 DATA = PROJECT.parent / "shared" / "data"
 RULE = """\
 id: 44444444-4444-4444-8444-444444444444

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from monitor.evidence._shell_core import (
+from monitor.evidence._shell._core import (
     NO_FLOW,
     REMOTE_FLOW,
     Arg,
@@ -24,6 +24,7 @@ from monitor.evidence._shell_core import (
     remote_host,
     split_options,
 )
+from monitor.evidence._shell._program import declare
 
 # Configuration keys whose value is a program git runs (or that turns on running one).
 _PROGRAM_KEYS = re.compile(
@@ -73,7 +74,7 @@ def _check_config(run: Run, setting: str) -> None:
             run.nested(value.strip().removeprefix("!"))
 
 
-def git(run: Run, name: str, args: list[Arg]) -> Flow:
+def _git(run: Run, name: str, args: list[Arg]) -> Flow:
     """``git``: global options, then the subcommand (see the module text)."""
     repo = "."
     i = 0
@@ -183,3 +184,7 @@ def _network(run: Run, sub: str, rest: list[Arg], repo: str) -> Flow:
     if sub == "lfs" and positional and positional[0].text == "push":
         run.upload(run.content([repo]))
     return REMOTE_FLOW
+
+
+GIT_PROGRAMS = (declare("git", _git),)
+"""git, its own family: local subcommands, remotes, and what a push sends."""
