@@ -25,9 +25,9 @@ _LINE_BREAK = re.compile(r"\s*\n\s*(?:#\s*)?")
 
 
 def scanned_files(root: Path = ROOT) -> list[Path]:
-    """Text files of the scanned folders, this test itself left out."""
+    """The README and the text files of the scanned folders, this test itself left out."""
     this = Path(__file__).resolve()
-    return [
+    return [p for p in [root / "README.md"] if p.is_file()] + [
         path
         for folder in SCANNED
         for path in sorted((root / folder).rglob("*"))

@@ -250,7 +250,7 @@ def parse_arguments(raw: str | None) -> dict[str, Any]:
         return {}
     try:
         parsed = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # the model wrote it: nesting deep enough to exhaust the stack is text too
         return {"input": raw}
     return parsed if isinstance(parsed, dict) else {"input": parsed}
 

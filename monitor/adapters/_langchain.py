@@ -261,5 +261,9 @@ def _read_human_texts(graph_input: Any) -> list[str]:
     raw = graph_input.get("messages", []) if isinstance(graph_input, dict) else graph_input
     if isinstance(raw, (str, BaseMessage, tuple)):
         raw = [raw]
-    messages = convert_to_messages(raw)
+    try:
+        messages = convert_to_messages(raw)
+    except Exception:  # an input LangChain cannot read is the graph's to refuse, never the monitor's to raise
+        logger.warning("trifecta-monitor: the graph's input could not be read for the user's words", exc_info=True)
+        return []
     return [m.text for m in messages if isinstance(m, HumanMessage) and m.text]

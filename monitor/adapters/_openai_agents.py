@@ -165,7 +165,12 @@ def _read_user_texts(run_input: Any) -> list[str]:
     if isinstance(run_input, str):
         return [run_input] if run_input else []
     texts: list[str] = []
-    for item in run_input or []:
+    if run_input is None:
+        return []
+    if not isinstance(run_input, (list, tuple)):
+        logger.warning("trifecta-monitor: a run input of type %s holds no user message it can read", type(run_input))
+        return []
+    for item in run_input:
         if not isinstance(item, Mapping) or item.get("role") != "user":
             continue
         content = item.get("content")

@@ -249,10 +249,16 @@ class RuleSet:
         return (r for r in self._match_name(server) if find_identity_conflict(r.rule, identity) is None)
 
     def trust_for(self, server: str, identity: ServerIdentity | None = None) -> bool | None:
-        """The trust the first rule file covering ``server`` (of that ``identity``, when known) gives it, if any."""
-        for r in self._files_for(server, identity):
-            if r.rule.trust is not None:
+        """The trust the first rule file covering ``server`` (of that ``identity``, when known) gives it, if any. A
+        file the identity contradicts grants no trust, but its ``untrusted`` still holds: what a server announces
+        never makes it more trusted than its name does."""
+        for r in self._match_name(server):
+            if r.rule.trust is None:
+                continue
+            if find_identity_conflict(r.rule, identity) is None:
                 return r.rule.trust is Trust.TRUSTED
+            if r.rule.trust is Trust.UNTRUSTED:
+                return False
         return None
 
     def find_clash(self, server: str, identity: ServerIdentity | None) -> IdentityClash | None:

@@ -20,12 +20,12 @@ from monitor.evidence._destinations import (
 )
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._paraphrase import SalientIndex
+from monitor.evidence._provenance import MAX_ATTRIBUTE_CHARS
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
 from monitor.evidence._tokens import contains_token
 from monitor.evidence._words import FreeText, WordIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Transform
 
-_MAX_ATTRIBUTE_CHARS = 200
 _SENT_TAIL_CHARS = 256
 _MAX_STREAMS = 64
 MAX_RESULT_CHARS = 1_000_000
@@ -162,7 +162,7 @@ class ContentIndex:
         for text in texts:
             self.private.exclude(text, typed_by_user=False, at=self._clock)
             self._exclude_later(text, self._clock)
-            if len(text) <= _MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
+            if len(text) <= MAX_ATTRIBUTE_CHARS and len(self._argument_values) < self.max_values:
                 self._argument_values.setdefault(text.lower(), self._clock)
                 for _, address in find_addresses(text):
                     self._argument_values.setdefault(address.lower(), self._clock)
@@ -217,7 +217,7 @@ class ContentIndex:
 
     def _add_private_value(self, call_id: str, value: str) -> None:
         # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
-        if _MIN_RECORD_VALUE <= len(value) <= _MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
+        if _MIN_RECORD_VALUE <= len(value) <= MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
             self._private_values.setdefault(normalize_text(value), (call_id, self._clock))
 
     def _exclude_later(self, text: str, at: int | None) -> None:
@@ -248,7 +248,7 @@ class ContentIndex:
         scalars = {
             str(k): v
             for k, v in obj.items()
-            if isinstance(v, bool | int | float) or (isinstance(v, str) and len(v) <= _MAX_ATTRIBUTE_CHARS)
+            if isinstance(v, bool | int | float) or (isinstance(v, str) and len(v) <= MAX_ATTRIBUTE_CHARS)
         }
         if not 2 <= len(scalars) <= _MAX_ATTRIBUTES:
             return
@@ -295,7 +295,7 @@ class ContentIndex:
         """Record the arguments of a call whose result carried untrusted content: they name a place that
         outsiders write to (a public repository, a shared channel, a ticket queue)."""
         values = frozenset(
-            normalize_text(text) for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS
+            normalize_text(text) for _, _, text in iter_argument_texts(arguments) if len(text) <= MAX_ATTRIBUTE_CHARS
         )
         if values and len(self.untrusted_places) < self.max_values:
             for value in values:

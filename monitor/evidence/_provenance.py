@@ -32,7 +32,9 @@ from monitor.evidence._tokens import contains_token, id_mention
 from monitor.evidence._words import FreeText
 from monitor.models import Destination, DestinationKind, LabelledDestination, Origin
 
-_MAX_ATTRIBUTE_CHARS = 200  # as in the index: a longer value is text, not a name, an id or an address
+MAX_ATTRIBUTE_CHARS = 200
+"""A longer value is text, not a name, an id or an address (the index keeps no shorter values as such)."""
+
 _MIN_STEERING_CHARS = 4
 _MIN_COPIED_LINE = 24
 _MAX_LINES_COMPARED = 200
@@ -58,7 +60,7 @@ def record_place(index: _Index, call_id: str, arguments: Mapping[str, Any], tool
     inbox"), where a destination may be delegated (see :attr:`pointed_places`)."""
     # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
     # the user named, though the owner is the same). A number is an id only of an object the user described.
-    texts = [text for _, _, text in iter_argument_texts(arguments) if len(text) <= _MAX_ATTRIBUTE_CHARS]
+    texts = [text for _, _, text in iter_argument_texts(arguments) if len(text) <= MAX_ATTRIBUTE_CHARS]
     named = [text for text in texts if len(text) >= _MIN_STEERING_CHARS - 1 and not text.strip().isdigit()]
     ids = [text for text in texts if text.strip().isdigit() and is_described_object(index, text)]
     if not named and not ids:
@@ -151,7 +153,7 @@ def find_steering(index: _Index, arguments: Mapping[str, Any]) -> str | None:
     place the user pointed at and told the agent to act on ("do what Ana's e-mail says") does not steer."""
     for _, _, text in iter_argument_texts(arguments):
         value = normalize_text(text)
-        if not _MIN_STEERING_CHARS <= len(value) <= _MAX_ATTRIBUTE_CHARS or value.isdigit():
+        if not _MIN_STEERING_CHARS <= len(value) <= MAX_ATTRIBUTE_CHARS or value.isdigit():
             continue
         if index.typed_by_user(value):
             continue
@@ -182,7 +184,7 @@ def find_steered_value(
             continue
         # A target is a name, an id, an address or a secret: a few words at most. A single common word
         # ("writer", "primary") is a setting anyone would pick, not a chosen target.
-        target_like = len(value) <= _MAX_ATTRIBUTE_CHARS and len(value.split()) <= _MAX_TARGET_WORDS
+        target_like = len(value) <= MAX_ATTRIBUTE_CHARS and len(value.split()) <= _MAX_TARGET_WORDS
         if target_like and not (value.isalpha() and is_common_word(value)):
             found = _first_untrusted_mention(index, value)
             if (

@@ -438,10 +438,10 @@ def _read_log(records: Sequence[tuple[int | None, Any]], file: str) -> tuple[lis
             versions[server] = declared
         elif isinstance(result.get("tools"), list):
             version = _only_or_own(versions, server) or _only_or_own(meta_versions, server) or (None, None)
-            name = server or names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
+            info = names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
+            name = server or info
             tools = result["tools"]
             pointers = _pointers(f"{pointer}/result/tools", tools)
-            info = names.get(server) or (next(iter(names.values())) if len(names) == 1 else None)
             lists.append(_tool_list(file, line, tools, pointers, name, version, server_info=info))
     if not lists:
         return [], [ToolListProblem(file=file, message="an MCP JSON-RPC log without any tools/list result")]

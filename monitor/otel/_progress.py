@@ -1,13 +1,13 @@
 """How far the engine has got with each session, so that a span is stamped with its session's level only when
 that level is known.
 
-Every record queued for a session (a chat span's start, a tool or chat span's end, a ``check_tool_call``
-question) takes the next number of one count, under the queue's lock, so that numbers follow the queue's
-order; the last number of each session is kept. The delivery thread ends each batch with a mark (the last
-number queued), and puts one before each question; the engine handles records in order and answers each mark
-(:data:`~monitor.otel._records.OUT_ACK`) after the stamps that came of the records before it, so that once
-the engine acknowledged a session's last number, the stamp the processor holds for the session is the level
-a synchronous engine would give it (the engine analysed every span that ended before).
+Every record queued for a session (a chat span's start, a tool or chat span's end, a ``check_tool_call`` question)
+takes the next number of one count, under the queue's lock, so that numbers follow the queue's order; the last
+number of each session is kept. The delivery thread ends each batch with a mark (the last number queued), and a
+question's reply acknowledges what was queued before it; the engine handles records in order and answers each mark
+(:data:`~monitor.otel._records.OUT_ACK`) after the stamps that came of the records before it, so that once the
+engine acknowledged a session's last number, the stamp the processor holds for the session is the level a
+synchronous engine would give it (the engine analysed every span that ended before).
 
 A span that starts before that is stamped :data:`PENDING` (and no legs). The span is watched while it is
 recording: when the engine acknowledges the records it waited for and nothing else of its session was queued
@@ -78,11 +78,12 @@ class EngineProgress:
 
     def lose(self, sessions: Iterable[str]) -> None:
         """Records of these sessions never reach the engine: their stamps are unknown from now on."""
-        lost = self._lost
-        for session in sessions:
-            lost[session] = None
-        while len(lost) > self._max:
-            del lost[next(iter(lost))]
+        with self._lock:  # called from the application's, the delivery and the reader threads
+            lost = self._lost
+            for session in sessions:
+                lost[session] = None
+            while len(lost) > self._max:
+                del lost[next(iter(lost))]
 
     def find_in_flight(self) -> list[str]:
         """The sessions with records the engine has not acknowledged."""
@@ -91,7 +92,8 @@ class EngineProgress:
 
     def forget_lost(self, session: str) -> None:
         """The engine ended the session: whatever comes of it next starts afresh."""
-        self._lost.pop(session, None)
+        with self._lock:
+            self._lost.pop(session, None)
 
     # -- the application's threads --------------------------------------------------------------------
 
@@ -118,13 +120,11 @@ class EngineProgress:
     def acknowledge(self, number: int, read_stamp: Callable[[str], tuple[str, str]]) -> None:
         """The engine handled every record numbered up to ``number`` (the stamps they gave are set): the watched
         spans that waited for it get their session's stamp, from ``read_stamp``, if still exact and recording."""
-        if number <= self.acked:
-            return
-        self.acked = number
-        if not self._watched:
-            return
         ready: list[_Watched] = []
-        with self._lock:
+        with self._lock:  # with watch's check of ``acked``: a span is either not pushed or popped here
+            if number <= self.acked:
+                return
+            self.acked = number
             watched = self._watched
             while watched and watched[0][0] <= number:
                 ready.append(heapq.heappop(watched))

@@ -82,8 +82,10 @@ class Receiver:
         self.links.rotate_when_due(now)
 
     def on_lost(self, lines: list[bytes]) -> None:
-        """Records that could not be delivered: the questions among them are answered as failed."""
+        """Records that could not be delivered: the questions among them are answered as failed, and the sessions
+        of the spans among them are lost (a later mark would otherwise acknowledge records the engine never saw)."""
         self.requests.fail_lost(lines)
+        self.links.progress.lose(s for s in map(rec.read_span_session, lines) if s is not None)
 
     def on_exit(self) -> list[str]:
         """The engine process died: the questions in flight fail; the sessions it had stamped are forgotten, and

@@ -32,6 +32,7 @@ from monitor.models import (
     sort_legs,
 )
 from monitor.report._explain_words import look_up_wording
+from monitor.report._fit import is_terminal
 from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE
 
 __all__ = ["find_call", "render_explanation", "word_reason"]
@@ -92,7 +93,7 @@ def render_explanation(
     level (or its last call). ``width`` None is the terminal's width, or 100 columns when ``out`` is not a
     terminal; ``color`` None colours only a terminal.
     """
-    terminal = _is_terminal(out)
+    terminal = is_terminal(out)
     if width is None:
         width = shutil.get_terminal_size((_DEFAULT_WIDTH, 24)).columns if terminal else _DEFAULT_WIDTH
     buffer = io.StringIO()
@@ -316,13 +317,6 @@ def _grid(*headers: str, wrapped: int | None = None) -> Table:
         fixed = wrapped is not None and position != wrapped
         table.add_column(header, overflow="fold", no_wrap=fixed, ratio=None if fixed else 1)
     return table
-
-
-def _is_terminal(out: IO[str]) -> bool:
-    try:
-        return out.isatty()
-    except (AttributeError, ValueError):  # a closed or file-less stream
-        return False
 
 
 def _by_id(report: SessionReport, call_id: str | None) -> CallReport | None:

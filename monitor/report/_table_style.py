@@ -33,8 +33,10 @@ TABLE_BOX = box.SIMPLE_HEAD
 
 def style_level(level: Level, actions: Iterable[Action]) -> str:
     """Return the style of a session's level given the actions taken on its calls: a trifecta session in which
-    every call was allowed gets :data:`ALLOWED_TRIFECTA_STYLE`, not the bold red of one the monitor stopped."""
-    if level is Level.TRIFECTA and all(action is Action.ALLOW for action in actions):
+    every call was allowed gets :data:`ALLOWED_TRIFECTA_STYLE`, not the bold red of one the monitor stopped; with
+    no action known, the level's own style."""
+    taken = list(actions)
+    if level is Level.TRIFECTA and taken and all(action is Action.ALLOW for action in taken):
         return ALLOWED_TRIFECTA_STYLE
     return LEVEL_STYLE[level]
 

@@ -366,3 +366,12 @@ def test_each_session_learns_the_tools_as_a_tools_list_would_give_them() -> None
     assert send["description"] == "Send an e-mail."
     assert set(by_server["web"]) == {"fetch_page"}
     assert len(listed) == 2  # once per server for the session, not once per call
+
+
+def test_an_input_langchain_cannot_read_is_returned_unchanged_and_never_raises() -> None:
+    guard = LangChainGuard(SessionMonitor(), session_key="s")
+    unreadable = {"messages": [{"content": "a message with no role"}, 42]}
+    assert guard.observe_input(unreadable) is unreadable
+    assert guard.monitor.sessions() == []  # nothing was recorded as the user's words
+    guard.observe_input({"messages": [("user", "send it to bob@corp.example")]})
+    assert guard.monitor.sessions() == ["s"]

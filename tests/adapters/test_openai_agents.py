@@ -268,3 +268,14 @@ def test_each_session_learns_the_tools_as_a_tools_list_would_give_them() -> None
     assert set(send["inputSchema"]["properties"]) == {"to", "subject", "body"}
     assert set(by_server["web"]) == {"fetch_page"}
     assert len(listed) == 2
+
+
+def test_a_run_input_it_cannot_read_never_raises_and_nesting_from_the_model_is_kept_as_text() -> None:
+    from monitor.adapters._gate import parse_arguments
+
+    guard = AgentsGuard(SessionMonitor(), session_key="s")
+    for unreadable in (42, object(), {"role": "user"}):
+        guard.observe_input(unreadable)
+    assert guard.monitor.sessions() == []
+    deep = "[" * 100_000 + "]" * 100_000
+    assert parse_arguments(deep) == {"input": deep}

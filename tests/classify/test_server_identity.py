@@ -207,3 +207,24 @@ def test_a_pack_without_an_identity_hashes_as_before_and_a_bad_one_is_a_load_err
     with pytest.raises(RuleLoadError) as caught:
         load_rules([bad], builtin=False)
     assert "server_info.name" in str(caught.value) and "packages" in str(caught.value)
+
+
+def test_a_pack_that_withholds_trust_still_withholds_it_from_a_server_that_contradicts_it(tmp_path: Path) -> None:
+    pack = tmp_path / "wiki.yaml"
+    rule = {
+        "id": "7d1f2a0c-4b7e-4d55-8f0e-2a6b9c3d5e71",
+        "title": "Team wiki, untrusted",
+        "status": "test",
+        "author": "tests",
+        "date": "2026-12-07",
+        "server": "wiki",
+        "server_info": {"name": "team-wiki"},
+        "trust": "untrusted",
+        "tools": [{"match": "fetch", "legs": ["private_data"], "reason": "the team's own pages"}],
+        "tests": [{"tool": "fetch", "legs": ["private_data"]}, {"tool": "fetch", "absent": ["untrusted_content"]}],
+    }
+    pack.write_text(yaml.safe_dump(rule))
+    classifier = Classifier(overrides=load_rules([pack], builtin=False))
+    # The host trusts the server; the pack says not to. Announcing another serverInfo must not win the host's trust.
+    assert classifier.trust_for("wiki", True, ServerIdentity(name="wiki-clone")) is False
+    assert classifier.trust_for("wiki", True, ServerIdentity(name="team-wiki")) is False

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from monitor.classify import Classifier, load_rules, run_rule_tests
 from monitor.classify._suggest import UNLISTED_TOOL, draft_rule_file, dump_rule_file
 from monitor.cli import main
+from monitor.ingest import read_tool_list
 from monitor.models import Posture, ToolContext
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -51,8 +52,10 @@ def test_a_draft_of_each_sample_tool_list_passes_check_and_its_tests(tools: Path
 
 def test_the_samples_include_a_server_whose_every_tool_gets_every_leg() -> None:
     """The default suite covers the case that once failed check: no leg to leave out of any listed tool."""
-    stems = [p.stem for p in SAMPLES]
-    assert "supabase-ticket" in stems
+    listing = read_tool_list(PROJECT / "samples" / "mcp" / "supabase-ticket.jsonl")
+    doc = draft_rule_file(listing.server or "supabase", listing.tools)
+    assert doc["tools"] and all(len(entry["legs"]) == 3 for entry in doc["tools"])
+    assert [test["tool"] for test in doc["tests"] if "absent" in test] == [UNLISTED_TOOL]
 
 
 def test_a_draft_whose_tools_get_every_leg_tests_a_tool_the_server_does_not_list(tmp_path: Path) -> None:

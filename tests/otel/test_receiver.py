@@ -115,3 +115,16 @@ def test_the_engines_failures_and_log_records_are_this_processs(caplog: pytest.L
     receiver.on_output([rec.OUT_LOG, 30, "rules reloaded"])
     assert failures.read() == {"engine": 2}
     assert [r.getMessage() for r in caplog.records][-1] == "trifecta-monitor engine: rules reloaded"
+
+
+def test_a_batch_that_was_not_delivered_makes_its_sessions_stamps_unknown() -> None:
+    receiver, _, _ = make_receiver()
+    progress = receiver.links.progress
+    progress.note("s", 1)
+    progress.note("t", 2)
+    start = rec.dump_record((rec.START, 0.0, 1, 0, 0, "s", "chat", 0, {}))
+    receiver.on_lost([start, rec.dump_record((rec.MARK, 2))])
+    # A later mark acknowledges number 2, but the engine never saw s's records: its stamp stays unknown.
+    progress.acknowledge(2, lambda session: ("clean", ""))
+    assert progress.find_wait("s") == -1
+    assert progress.find_wait("t") == 0

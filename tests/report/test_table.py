@@ -136,3 +136,13 @@ def test_a_trifecta_session_nothing_was_asked_in_is_not_painted_as_a_stopped_one
 
     assert level_cell(allowed).endswith("\x1b[33m")  # yellow
     assert level_cell(asked).endswith("\x1b[1;31m")  # bold red
+
+
+def test_a_trifecta_session_is_yellow_only_when_every_known_action_was_allow() -> None:
+    from monitor.models import Action, Level
+    from monitor.report import style_level
+    from monitor.report._table_style import ALLOWED_TRIFECTA_STYLE, LEVEL_STYLE
+
+    assert style_level(Level.TRIFECTA, [Action.ALLOW, Action.ALLOW]) == ALLOWED_TRIFECTA_STYLE
+    assert style_level(Level.TRIFECTA, [Action.ALLOW, Action.CONFIRM]) == LEVEL_STYLE[Level.TRIFECTA]
+    assert style_level(Level.TRIFECTA, []) == LEVEL_STYLE[Level.TRIFECTA]  # nothing known: no reassurance
