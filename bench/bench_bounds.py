@@ -56,12 +56,12 @@ def yaml_bomb(lines: int) -> str:
 def bench_bomb() -> None:
     """Engine time of ``after_call`` on the bomb, by its number of lines."""
     print("YAML alias bomb (target: under 50 ms of engine time at 12 lines)")
-    warm = SessionMonitor(builtin_rules=False)  # the first call compiles patterns and loads word lists
+    warm = SessionMonitor(rules="none")  # the first call compiles patterns and loads word lists
     warm.before_call("s", "web", "fetch_page", {"url": "https://a.example"}, "c1")
     warm.after_call("s", "c1", yaml_bomb(2))
     for lines in range(6, 13):
         text = yaml_bomb(lines)
-        monitor = SessionMonitor(builtin_rules=False)
+        monitor = SessionMonitor(rules="none")
         monitor.observe_user_message("s", "read the page")
         monitor.before_call("s", "web", "fetch_page", {"url": "https://a.example"}, "c1")
         start = time.perf_counter()
@@ -254,7 +254,7 @@ def bench_large(size_mb: int) -> None:
             path.unlink()
     line = "The quarterly numbers look fine and the team met its goals for the period. "
     text = (line * (size // len(line) + 1))[:size]
-    monitor = SessionMonitor(builtin_rules=False)
+    monitor = SessionMonitor(rules="none")
     monitor.observe_user_message("s", "summarise my notes")
     monitor.before_call("s", "drive", "read_file", {"path": "notes.txt"}, "c1")
     start = time.perf_counter()

@@ -465,7 +465,7 @@ class Runner:
         from monitor.models import SessionReport
         from monitor.session import SessionMonitor
 
-        monitor = SessionMonitor(rules=self.rules, builtin_rules=False)
+        monitor = SessionMonitor(rules=self.rules)
         summary: Summary = {}
         if self.fmt == "toolslist":
             lists, _ = read_tool_lists(paths)

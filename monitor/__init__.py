@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from monitor.classify import RuleSet, load_rules
     from monitor.decide import Policy, PolicyMode, Scope
     from monitor.errors import InputError, RuleLoadError, TrifectaError
+    from monitor.evidence import ReadBounds
     from monitor.models import (
         Action,
         Alert,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
         Reason,
         SessionReport,
     )
-    from monitor.session import SessionMonitor
+    from monitor.session import MonitorConfig, SessionMonitor
     from monitor.types import AlertSink, OverrideSource, ReportWriter
 
 # The names below are imported when first used (PEP 562): ``import monitor.x`` costs nothing more than the
@@ -62,10 +63,12 @@ _HOMES = {
     "Leg": "monitor.models",
     "Level": "monitor.models",
     "LevelChanged": "monitor.models",
+    "MonitorConfig": "monitor.session",
     "OverrideSource": "monitor.types",
     "Policy": "monitor.decide",
     "PolicyMode": "monitor.decide",
     "Posture": "monitor.models",
+    "ReadBounds": "monitor.evidence",
     "Reason": "monitor.models",
     "ReportWriter": "monitor.types",
     "RuleLoadError": "monitor.errors",
@@ -78,6 +81,7 @@ _HOMES = {
 }
 
 
+# The PEP 562 loader monitor.otel has too: each package keeps its own, as neither may import the other.
 def __getattr__(name: str) -> Any:
     """Import a public name on first use."""
     if name == "__version__":
@@ -115,10 +119,12 @@ __all__ = [
     "Leg",
     "Level",
     "LevelChanged",
+    "MonitorConfig",
     "OverrideSource",
     "Policy",
     "PolicyMode",
     "Posture",
+    "ReadBounds",
     "Reason",
     "ReportWriter",
     "RuleLoadError",

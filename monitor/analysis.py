@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from monitor.errors import describe_exception
 from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
 from monitor.session import SessionMonitor
 
@@ -42,22 +42,17 @@ def analyze_records(
     naming the input being read (when ``records`` is a :class:`~monitor.ingest.InputStream`), the session,
     the event and the exception in one line, yielded once per session. The monitor answers such a call as
     it always does (``confirm``, reason ``monitor-error``), the session is still reported, and the other
-    sessions go on. The traceback goes to the ``monitor`` logger's handlers, if any are configured; while
-    this runs, a failure is not printed by Python's last-resort handler.
+    sessions go on. The monitor gives its failures as values (:meth:`SessionMonitor.take_failures`); each
+    traceback goes to the ``monitor`` logger's handlers, if any are configured.
     """
-    capture = _LastFailure()
-    logger = logging.getLogger(_MONITOR_LOGGER)
-    logger.addHandler(capture)
-    try:
-        counts = progress if progress is not None else AnalysisProgress()
-        for item in _analyze(records, monitor, capture, _Sources(records), counts):
-            if isinstance(item, RecordError):
-                counts.errors += 1
-            else:
-                counts.sessions += 1
-            yield item
-    finally:
-        logger.removeHandler(capture)
+    counts = progress if progress is not None else AnalysisProgress()
+    monitor.take_failures()  # failures from before this analysis are not its sessions'
+    for item in _analyze(records, monitor, _Sources(records), counts):
+        if isinstance(item, RecordError):
+            counts.errors += 1
+        else:
+            counts.sessions += 1
+        yield item
 
 
 class _Sources:
@@ -83,7 +78,6 @@ class _Sources:
 def _analyze(
     records: Iterable[Record],
     monitor: SessionMonitor,
-    capture: _LastFailure,
     sources: _Sources,
     counts: AnalysisProgress,
 ) -> Iterator[SessionReport | RecordError]:
@@ -99,12 +93,11 @@ def _analyze(
             yield record
         else:
             sources.see(record.session_id)
-            before = monitor.internal_errors
-            capture.last = None
             monitor.observe(record)
-            if monitor.internal_errors > before and record.session_id not in failed:
-                failed.add(record.session_id)
-                yield _failure(records, record.session_id, _describe(record), capture.last)
+            for failure in monitor.take_failures():
+                if failure.session_id not in failed:
+                    failed.add(failure.session_id)
+                    yield _failure(record, failure.session_id, _describe(record), failure.error)
     for session_id in monitor.sessions():
         if session_id not in unreported:
             for item in _end(records, monitor, session_id, failed, unreported):
@@ -120,10 +113,10 @@ def _end(
         held = monitor.has_session(session_id)
         report = monitor.end_session(session_id) if held else _empty_report(session_id)
     except Exception as exc:  # the end of a session is not guarded by the monitor itself
-        monitor.internal_errors += 1
         unreported.add(session_id)
         logging.getLogger(_MONITOR_LOGGER).exception("trifecta-monitor internal error in end_session")
-        yield _failure(records, session_id, "its end (the session cannot be reported)", _one_line(exc))
+        where = getattr(records, "current", None) or "input"
+        yield _failure(where, session_id, "its end (the session cannot be reported)", describe_exception(exc))
         return
     yield report
 
@@ -132,33 +125,16 @@ def _empty_report(session_id: str) -> SessionReport:
     return SessionReport(session_id=session_id, level=Level.CLEAN, legs=(), exposed=False, calls=(), alerts=())
 
 
-def _failure(records: Iterable[Record], session_id: str, what: str, error: str | None) -> RecordError:
-    where = getattr(records, "current", None) or "input"
+def _failure(where: Event | str, session_id: str, what: str, error: str) -> RecordError:
+    """The error of a session the engine failed on, named by the record it failed on (its ``source``, as the
+    reader stamped it) or by the input being read."""
+    source = where if isinstance(where, str) else where.source or "input"
     return RecordError(
-        source=f"{where}: session {session_id}",
-        message=f"the engine failed on {what}: {error or 'an internal error'}; judged without it (monitor-error)",
+        source=f"{source}: session {session_id}",
+        message=f"the engine failed on {what}: {error}; judged without it (monitor-error)",
     )
 
 
 def _describe(event: Event) -> str:
     call_id = getattr(event, "call_id", None)
     return f"its {event.kind} {call_id!r}" if call_id else f"its {event.kind}"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    text = text if len(text) <= 200 else text[:199] + "…"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class _LastFailure(logging.Handler):
-    """Keeps the exception of the last failure the monitor logged on this thread, in one line."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.thread = threading.get_ident()
-        self.last: str | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread and record.exc_info and record.exc_info[1] is not None:
-            self.last = _one_line(record.exc_info[1])

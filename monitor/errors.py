@@ -6,6 +6,16 @@ input records are values (see :mod:`monitor.models`), not exceptions.
 
 from __future__ import annotations
 
+__all__ = [
+    "CallDenied",
+    "ConfirmationRequired",
+    "InputError",
+    "MonitorWarning",
+    "RuleLoadError",
+    "TrifectaError",
+    "describe_exception",
+]
+
 
 class TrifectaError(Exception):
     """Root of every exception that trifecta-monitor raises on purpose."""
@@ -51,3 +61,16 @@ class CallDenied(TrifectaError):
     def __init__(self, decision: object, message: str) -> None:
         super().__init__(message)
         self.decision = decision
+
+
+_MAX_EXCEPTION_CHARS = 200
+
+
+def describe_exception(exc: BaseException | None) -> str:
+    """Return an exception in one line: its type and its text, white space folded, at most 200 characters of
+    text (what an error record or a failure notice says of it)."""
+    if exc is None:
+        return "an internal error"
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= _MAX_EXCEPTION_CHARS else text[: _MAX_EXCEPTION_CHARS - 1] + "…"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

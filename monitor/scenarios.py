@@ -29,7 +29,7 @@ from monitor.classify import YamlProblem, read_yaml_file
 from monitor.decide import Policy
 from monitor.ingest import find_yaml_line
 from monitor.models import Action, AlertKind, Decision, Level, Posture, Reason, RecordError, Severity
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 
 __all__ = [
     "AlertOutcome",
@@ -368,7 +368,8 @@ def build_scenario_schema() -> dict[str, Any]:
 
 def run_scenario(scenario: Scenario) -> ScenarioResult:
     """Replay ``scenario`` on a fresh monitor (its posture, policy and rule packs) and check the expectation."""
-    monitor = SessionMonitor(posture=scenario.posture, policy=scenario.policy, builtin_rules=scenario.builtin_rules)
+    rules = "builtin" if scenario.builtin_rules else "none"
+    monitor = SessionMonitor(MonitorConfig(posture=scenario.posture, policy=scenario.policy, rules=rules))
     session_id = scenario.id
     for server in scenario.servers:
         if server.tools:
@@ -390,8 +391,8 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
         AlertOutcome(kind=a.kind, severity=a.severity, call_id=a.call_id, message=a.message) for a in report.alerts
     )
     failures = _check_expectation(scenario.expect, decided, alerts)
-    if monitor.internal_errors:
-        failures.insert(0, f"the monitor failed internally {monitor.internal_errors} time(s); see the 'monitor' log")
+    failed = monitor.take_failures()
+    failures[:0] = [f"the monitor failed in {f.operation} ({f.call_id or 'no call'}): {f.error}" for f in failed]
     stop = scenario.expect.stop
     return ScenarioResult(
         id=scenario.id,
@@ -401,7 +402,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
         shape=scenario.shape,
         source=scenario.source,
         passed=not failures,
-        stopped=None if stop is None else decided[stop][1].action is not Action.ALLOW and not monitor.internal_errors,
+        stopped=None if stop is None else decided[stop][1].action is not Action.ALLOW and not failed,
         failures=tuple(failures),
         calls=tuple(
             CallOutcome(

@@ -27,6 +27,7 @@ from monitor.models import (
     Decision,
     Event,
     LevelChanged,
+    MonitorFailed,
     ToolCall,
     ToolResult,
     ToolsListed,
@@ -52,11 +53,13 @@ DEFAULT_SESSION = "session-1"
 
 @dataclass
 class RecordingSink:
-    """An :class:`~monitor.types.AlertSink` that keeps everything it is pushed, in order, for assertions."""
+    """An :class:`~monitor.types.AlertSink` (and :class:`~monitor.types.FailureSink`) that keeps everything it is
+    pushed, in order, for assertions."""
 
     decisions: list[CallDecided] = field(default_factory=list)
     alerts: list[AlertRaised] = field(default_factory=list)
     levels: list[LevelChanged] = field(default_factory=list)
+    failures: list[MonitorFailed] = field(default_factory=list)
 
     def on_decision(self, notice: CallDecided) -> None:
         """Keep the decision."""
@@ -70,6 +73,10 @@ class RecordingSink:
         """Keep the change of level."""
         self.levels.append(notice)
 
+    def on_failure(self, notice: MonitorFailed) -> None:
+        """Keep the monitor's failure."""
+        self.failures.append(notice)
+
     @property
     def alert_kinds(self) -> list[AlertKind]:
         """Return the kinds of the alerts kept, in the order they were raised."""
@@ -80,6 +87,7 @@ class RecordingSink:
         self.decisions.clear()
         self.alerts.clear()
         self.levels.clear()
+        self.failures.clear()
 
 
 def make_tool(

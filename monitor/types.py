@@ -12,6 +12,7 @@ from monitor.models import (
     AnalysisSummary,
     CallDecided,
     LevelChanged,
+    MonitorFailed,
     OverrideMatch,
     RecordError,
     SessionFacts,
@@ -19,7 +20,7 @@ from monitor.models import (
     ToolContext,
 )
 
-__all__ = ["AlertSink", "OverrideSource", "ReportWriter", "SessionFacts"]
+__all__ = ["AlertSink", "FailureSink", "OverrideSource", "ReportWriter", "SessionFacts"]
 
 
 @runtime_checkable
@@ -41,6 +42,17 @@ class AlertSink(Protocol):
 
     def on_level(self, notice: LevelChanged) -> None:
         """The session's level or the legs in its context changed."""
+        ...
+
+
+@runtime_checkable
+class FailureSink(Protocol):
+    """An :class:`AlertSink` may also hear of the monitor's own failures: a sink with this method is pushed a
+    :class:`~monitor.models.MonitorFailed` for each (as the other notices are, once the session's lock is
+    released). :meth:`~monitor.SessionMonitor.take_failures` gives the same values to a host without a sink."""
+
+    def on_failure(self, notice: MonitorFailed) -> None:
+        """The monitor failed inside an operation; a call it was deciding was answered ``confirm``."""
         ...
 
 

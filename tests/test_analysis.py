@@ -8,10 +8,16 @@ import pytest
 from monitor import SessionMonitor
 from monitor.analysis import AnalysisProgress, analyze_records
 from monitor.ingest import read_inputs
-from monitor.models import AnalysisSummary
-from monitor.models._events import ToolCall, ToolResult, UserMessage
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import (
+    AnalysisSummary,
+    Record,
+    RecordError,
+    SessionEnd,
+    SessionReport,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 
 
 def many_sessions(n: int) -> Iterator[Record]:
@@ -82,7 +88,7 @@ def test_an_engine_failure_is_the_sessions_error_and_the_others_go_on(monkeypatc
     assert [len(r.calls) for r in reports] == [1, 0, 1]
 
 
-def test_an_engine_failure_names_the_file_being_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_an_engine_failure_names_the_record_it_failed_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _fail_on_session(monkeypatch, "s1")
     path = tmp_path / "t.jsonl"
     path.write_text(
@@ -94,7 +100,10 @@ def test_an_engine_failure_names_the_file_being_read(monkeypatch: pytest.MonkeyP
     out = list(analyze_records(read_inputs([path]), SessionMonitor()))
 
     [error] = [r for r in out if isinstance(r, RecordError)]
-    assert error.source == f"{path}: session s1"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first_call = next(n for n, line in enumerate(lines, 1) if '"s1"' in line and '"tool_call"' in line)
+    assert error.source == f"{path}:{first_call}: session s1"
+    assert "ZeroDivisionError: planted" in error.message
     assert sorted(r.session_id for r in out if isinstance(r, SessionReport)) == ["s0", "s1"]
 
 
@@ -139,7 +148,13 @@ def test_analyze_reports_an_engine_failure_and_exits_2(
 
     assert result.exit_code == 2
     assert [json.loads(line)["session_id"] for line in result.stdout.splitlines()] == ["s0", "s1", "s2"]
-    assert f"error: {path}: session s1: the engine failed on its tool_call 'c1': ZeroDivisionError" in result.stderr
+    line = next(
+        n
+        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if '"s1"' in text and '"c1"' in text
+    )
+    said = f"error: {path}:{line}: session s1: the engine failed on its tool_call 'c1': ZeroDivisionError: planted"
+    assert said in result.stderr
     assert ("Traceback (most recent call last)" in result.stderr) == debug
 
 

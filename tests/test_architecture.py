@@ -1,5 +1,6 @@
 """The layers of docs/architecture.md hold in the code: no upward import, no cycle, no reach into a private module;
-and no function over 80 lines or class over 350.
+and no function over 80 lines or class over 350. The tests keep to the public surfaces too: a test reaches only
+into the private modules of the package it tests (tests/<pkg>/ tests ``monitor.<pkg>``).
 
 The floors are read from the table in docs/architecture.md, so the page and this test cannot disagree.
 """
@@ -22,10 +23,10 @@ Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|")
 
 
-def read_floors() -> dict[str, int]:
+def read_floors(doc: Path = DOC) -> dict[str, int]:
     """``{unit: floor}`` from the layers table of docs/architecture.md (a unit is ``monitor`` or ``monitor.x``)."""
     floors: dict[str, int] = {}
-    for line in DOC.read_text(encoding="utf-8").splitlines():
+    for line in doc.read_text(encoding="utf-8").splitlines():
         m = _ROW.match(line)
         if m:
             for unit in re.findall(r"`([\w.]+)`", m.group(2)):
@@ -84,6 +85,37 @@ def find_layer_violations(root: Path, floors: dict[str, int]) -> list[str]:
     return wrong
 
 
+def python_test_files(root: Path = ROOT) -> list[Path]:
+    return sorted((root / "tests").rglob("*.py"))
+
+
+def unit_under_test(path: Path, root: Path = ROOT) -> str | None:
+    """The unit a test file tests: ``monitor.<pkg>`` for tests/<pkg>/…; none for tests/test_*.py and tests/support/."""
+    parts = path.relative_to(root / "tests").parts
+    return None if len(parts) == 1 or parts[0] == "support" else f"monitor.{parts[0]}"
+
+
+def is_private(module: str) -> bool:
+    return any(part.startswith("_") and not part.startswith("__") for part in module.split(".")[1:])
+
+
+def find_private_test_imports(root: Path = ROOT) -> list[str]:
+    """Imports, in a test file, of a private module of a package other than the one the file tests."""
+    modules = {module_name(path, root) for path in source_files(root)}
+    wrong = []
+    for path in python_test_files(root):
+        own = unit_under_test(path, root)
+        for module, line in dict.fromkeys(read_imports(path, modules)):
+            unit = unit_of(module)
+            if is_private(module) and unit != own:
+                folder = f"tests/{unit.partition('.')[2]}/" if "." in unit else "tests/"
+                wrong.append(
+                    f"{path.relative_to(root)}:{line}: imports {module}, private to {unit}: "
+                    f"use {unit}'s public names, or move the test to {folder}"
+                )
+    return wrong
+
+
 def find_cycles(root: Path) -> list[list[str]]:
     """Import cycles between the files of the package."""
     modules = {module_name(path, root): path for path in source_files(root)}
@@ -109,6 +141,11 @@ def test_no_upward_import_and_other_packages_only_through_their_public_surface()
 
 def test_no_import_cycle_between_files() -> None:
     assert find_cycles(ROOT) == []
+
+
+def test_tests_reach_only_into_the_private_modules_of_the_package_they_test() -> None:
+    wrong = find_private_test_imports()
+    assert wrong == [], "a test imports another package's private module:\n" + "\n".join(wrong)
 
 
 def find_long_definitions(
@@ -188,3 +225,60 @@ def test_the_length_check_catches_planted_long_definitions(tmp_path: Path) -> No
         "monitor/b.py:2: C.long is 81 lines (limit 80)",
         "monitor/c.py:1: Big is 351 lines (limit 350)",
     ]
+
+
+def test_the_test_import_check_catches_planted_violations(tmp_path: Path) -> None:
+    root = _write(
+        tmp_path,
+        {
+            "monitor/models/__init__.py": "from monitor.models._events import ToolCall\n",
+            "monitor/models/_events.py": "class ToolCall: ...\n",
+            "tests/models/test_events.py": "from monitor.models._events import ToolCall\n",
+            "tests/ingest/test_jsonl.py": "import json\n\nfrom monitor.models._events import ToolCall\n",
+            "tests/ingest/test_ok.py": "from monitor.models import ToolCall\n'from monitor.models._events import X'\n",
+            "tests/support/events.py": "def f():\n    import monitor.models._events\n",
+            "tests/test_top.py": "from monitor.models import _events\n",
+        },
+    )
+    hint = "private to monitor.models: use monitor.models's public names, or move the test to tests/models/"
+    assert find_private_test_imports(root) == [
+        f"tests/ingest/test_jsonl.py:3: imports monitor.models._events, {hint}",
+        f"tests/support/events.py:2: imports monitor.models._events, {hint}",
+        f"tests/test_top.py:1: imports monitor.models._events, {hint}",
+    ]
+
+
+def describe_module_graph(root: Path = ROOT) -> str:
+    """Return the module graph of the checkout at ``root`` in words, floor by floor from the top: each unit, its
+    files with their lines, and the units it imports (``python tests/test_architecture.py [CHECKOUT]`` prints it:
+    run it on two checkouts to see what moved)."""
+    floors = read_floors(root / "docs" / "architecture.md")
+    modules = {module_name(path, root) for path in source_files(root)}
+    files: dict[str, list[str]] = {}
+    uses: dict[str, set[str]] = {}
+    for path in source_files(root):
+        unit = unit_of(module_name(path, root))
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        files.setdefault(unit, []).append(f"{path.relative_to(root / 'monitor').as_posix()} {lines}")
+        uses.setdefault(unit, set()).update(unit_of(m) for m, _ in read_imports(path, modules))
+    out = []
+    for unit in sorted(files, key=lambda u: (-floors.get(u, -1), u)):
+        imported = sorted(uses[unit] - {unit}, key=lambda u: (-floors.get(u, -1), u))
+        out.append(f"floor {floors.get(unit, '?')}  {unit}  imports: {', '.join(imported) or '-'}")
+        out.append("    " + ", ".join(files[unit]))
+    return "\n".join(out)
+
+
+def test_the_module_graph_names_every_unit_with_its_floor_and_imports() -> None:
+    graph = describe_module_graph()
+    floors = read_floors()
+    for unit, floor in floors.items():
+        if unit != "monitor.__main__":
+            assert f"floor {floor}  {unit}  imports:" in graph
+    assert "floor 7  monitor.session  imports: monitor.decide," in graph
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(describe_module_graph(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT))

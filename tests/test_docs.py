@@ -2,11 +2,14 @@
 
 The README stays short (at most 300 lines), links every page of ``docs/``, and every relative link of the README and
 of the pages reaches a file that exists and, with an anchor, a heading of that file. The README's Python example
-runs as written.
+runs as written. The Python blocks of the README and the pages import only the stable modules that
+docs/architecture.md lists, and each of those imports and has a sorted ``__all__``.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -17,9 +20,13 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
+ARCHITECTURE = DOCS / "architecture.md"
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+_PYTHON_FENCE = re.compile(r"^\s*```\s*(?:python|py|pycon)\s*$")
+_STABLE_ITEM = re.compile(r"^- ((?:`[\w.]+`(?:, )?)+):")
+_IMPORT_LINE = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s+)?(?:from\s+([\w.]+)\s+import\s+(.*)|import\s+(.+))$")
 
 
 def strip_code(text: str) -> str:
@@ -104,3 +111,107 @@ def test_the_readme_python_example_allows_the_send_the_user_asked_for() -> None:
     exec(compile(blocks[0], "README.md", "exec"), namespace)
     assert namespace["decision"].action == "allow", namespace["decision"]
     assert asked == [], "the user typed the recipient: nothing should be asked"
+
+
+def read_stable_modules(page: Path = ARCHITECTURE) -> list[str]:
+    """Return the modules listed under the "Stable modules" heading of ``page``: the backticked names that open
+    each item of its list (``- `monitor.a`, `monitor.b`: what they hold``)."""
+    match = re.search(r"^## Stable modules\n(.*?)(?=^## |\Z)", page.read_text(encoding="utf-8"), re.S | re.M)
+    assert match, f"{page.name} has no section 'Stable modules'"
+    modules = []
+    for line in match[1].splitlines():
+        item = _STABLE_ITEM.match(line)
+        if item:
+            modules += re.findall(r"`([\w.]+)`", item[1])
+    return modules
+
+
+def read_python_imports(page: Path) -> list[tuple[int, str]]:
+    """Return ``(line, module)`` for each ``monitor`` module an import line of a Python block of ``page`` names;
+    ``from monitor.x import _y`` names the private module ``monitor.x._y``."""
+    found: list[tuple[int, str]] = []
+    in_python = in_block = False
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            in_python, in_block = (False, False) if in_block else (bool(_PYTHON_FENCE.match(line)), True)
+            continue
+        match = _IMPORT_LINE.match(line) if in_python else None
+        if not match:
+            continue
+        if match[1]:
+            names = [n.strip(" ()").split(" as ")[0].strip() for n in match[2].split(",")]
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            modules = [f"{match[1]}.{n}" for n in private] or [match[1]]
+        else:
+            modules = [n.strip().split(" as ")[0].strip() for n in match[3].split(",")]
+        found += [(number, m) for m in modules if m.split(".")[0] == "monitor"]
+    return found
+
+
+def test_the_stable_modules_import_and_each_has_a_sorted_all() -> None:
+    stable = read_stable_modules()
+    assert {"monitor", "monitor.errors", "monitor.models", "monitor.otel", "monitor.testing", "monitor.types"} <= set(
+        stable
+    )
+    for name in stable:
+        exported = list(importlib.import_module(name).__all__)
+        assert exported == sorted(exported), f"{name}.__all__ is not sorted"
+
+
+@pytest.mark.parametrize("page", [README, *PAGES], ids=lambda p: p.name)
+def test_python_blocks_import_only_stable_modules(page: Path) -> None:
+    stable = set(read_stable_modules())
+    wrong = [f"{page.name}:{line}: {module}" for line, module in read_python_imports(page) if module not in stable]
+    assert wrong == [], (
+        "a Python block imports a module outside 'Stable modules' (docs/architecture.md): import from a stable "
+        "module, or list the module there if users need it:\n  " + "\n  ".join(wrong)
+    )
+
+
+EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.py"))
+
+
+def read_script_imports(script: Path) -> list[tuple[int, str]]:
+    """Return ``(line, module)`` for each ``monitor`` module a script imports (``from monitor.x import _y`` names
+    ``monitor.x._y``)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            private = [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+            found += [(node.lineno, m) for m in private or [node.module]]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+    return [(line, m) for line, m in found if m.split(".")[0] == "monitor"]
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_example_scripts_import_only_stable_modules(script: Path) -> None:
+    stable = set(read_stable_modules())
+    wrong = [f"{script.name}:{line}: {module}" for line, module in read_script_imports(script) if module not in stable]
+    assert wrong == [], "an example imports a module outside 'Stable modules':\n  " + "\n  ".join(wrong)
+
+
+def test_the_script_import_reader_names_private_modules(tmp_path: Path) -> None:
+    script = tmp_path / "a.py"
+    script.write_text("import json\nfrom monitor import SessionMonitor\nfrom monitor.otel import _child, x\n")
+    assert read_script_imports(script) == [(2, "monitor"), (3, "monitor.otel._child")]
+
+
+def test_the_import_reader_sees_python_blocks_only(tmp_path: Path) -> None:
+    page = tmp_path / "a.md"
+    page.write_text(
+        "from monitor.session import X\n```python\nfrom monitor import SessionMonitor\n"
+        "import json, monitor.models as m\n"
+        "from monitor.otel import _child, read_legs\n    from monitor.decide import (\n```\n```console\n"
+        "from monitor.cli import main\n```\n```py\n>>> import monitor.session._state\n```\n"
+        "## Stable modules\n\n- `monitor`, `monitor.models`: x\n- `monitor.otel`: y\n\nNot `monitor.cli`.\n",
+        encoding="utf-8",
+    )
+    assert read_python_imports(page) == [
+        (3, "monitor"),
+        (4, "monitor.models"),
+        (5, "monitor.otel._child"),
+        (6, "monitor.decide"),
+        (12, "monitor.session._state"),
+    ]
+    assert read_stable_modules(page) == ["monitor", "monitor.models", "monitor.otel"]

@@ -7,7 +7,7 @@ import pytest
 from monitor import SessionMonitor
 from monitor.analysis import analyze_records
 from monitor.ingest import InputFormat, detect_format, read_inputs
-from monitor.models._reports import SessionReport
+from monitor.models import SessionReport
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 SESSIONS = [

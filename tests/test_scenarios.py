@@ -28,7 +28,7 @@ from monitor.scenarios import (
     run_scenario,
     run_scenarios,
 )
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 
 SUITE = Path(__file__).resolve().parent / "scenarios"
 LOADED = load_scenarios(SUITE)
@@ -353,7 +353,10 @@ def test_a_failing_monitor_never_passes_an_attack(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(SessionMonitor, "_before_call", broken)
     result = run(tmp_path, exfiltration(stop="c2"))
     assert not result.passed and result.stopped is False
-    assert result.failures[0].startswith("the monitor failed internally 2 time(s)")
+    assert result.failures[:2] == (
+        "the monitor failed in before_call (c1): RuntimeError: planted",
+        "the monitor failed in before_call (c2): RuntimeError: planted",
+    )
 
 
 class RecordingMonitor(SessionMonitor):
@@ -361,9 +364,9 @@ class RecordingMonitor(SessionMonitor):
 
     seen: ClassVar[list[tuple[Any, ...]]] = []
 
-    def __init__(self, **kwargs: Any) -> None:
-        RecordingMonitor.seen.append(("init", kwargs["posture"], kwargs["policy"].enforce, kwargs["builtin_rules"]))
-        super().__init__(**kwargs)
+    def __init__(self, config: MonitorConfig) -> None:
+        RecordingMonitor.seen.append(("init", config.posture, config.policy.enforce, config.rules))
+        super().__init__(config)
 
     def register_tools(self, session_id: str, server: str, tools: Any, trusted: bool = False) -> Any:
         RecordingMonitor.seen.append(("tools", server, len(tools), trusted))
@@ -384,7 +387,7 @@ def test_the_runner_replays_the_file_as_written(tmp_path: Path, monkeypatch: pyt
     document["events"][2]["is_error"] = True
     run(tmp_path, document)
     assert RecordingMonitor.seen == [
-        ("init", "strict", True, False),
+        ("init", "strict", True, "none"),
         ("tools", "mail", 2, True),  # a server without tools is never listed
         ("result", "c1", INBOX, False),
         ("result", "c2", None, True),

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from monitor.classify import load_rules
 from monitor.ingest import InputFormat
-from monitor.models import Posture, RecordError
+from monitor import MonitorConfig, Posture, load_rules
+from monitor.models import RecordError
 from monitor.report import JsonLinesWriter
 from monitor.scale import EngineSpec, analyze_paths
 
@@ -23,7 +23,7 @@ from monitor.scale import EngineSpec, analyze_paths
 def main(argv: list[str]) -> int:
     """Analyse ``argv[1:]`` on the cluster ``argv[0]``; return 2 if any input error, else 0."""
     scheduler, paths = argv[0], [Path(p) for p in argv[1:]]
-    spec = EngineSpec(posture=Posture.BALANCED, rules=load_rules((), builtin=True))
+    spec = EngineSpec(MonitorConfig(posture=Posture.BALANCED, rules=load_rules((), builtin=True)))
     writer = JsonLinesWriter(sys.stdout.buffer)
     errors = 0
     for item in analyze_paths(paths, InputFormat.AUTO, spec, scheduler=scheduler):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from monitor import SessionMonitor
 from monitor.analysis import AnalysisProgress, analyze_records
 from monitor.ingest import read_inputs
 from monitor.models import Level, SessionReport
-from monitor.session import SessionMonitor
 
 
 def main(argv: list[str]) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from monitor import SessionMonitor
 from monitor.analysis import analyze_records
 from monitor.ingest import read_inputs
 from monitor.models import AnalysisSummary, SessionReport
 from monitor.report import SarifWriter
-from monitor.session import SessionMonitor
 
 
 def main(inputs: list[Path], output: Path) -> int:

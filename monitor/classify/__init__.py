@@ -4,7 +4,6 @@ heuristics and the posture's default, each leg with its provenance; and the rule
 from monitor.classify._effects import (
     CODE_EXECUTION_PATHS,
     EFFECT_SIGNALS,
-    IRREVERSIBLE_VERBS,
     EffectSignal,
     classify_effects,
     is_irreversible,
@@ -42,6 +41,13 @@ from monitor.classify._rules import (
 from monitor.classify._ruletests import TestOutcome, check_test_coverage, run_rule_tests
 from monitor.classify._safe_yaml import YamlLimits, YamlProblem, load_yaml_text, read_yaml_file
 from monitor.classify._suggest import draft_rule_file, dump_rule_file, parse_definitions, update_pins
+from monitor.classify._vocabulary import (
+    IRREVERSIBLE_VERBS,
+    LINT_DESTRUCTIVE_WORDS,
+    LINT_NETWORK_WORDS,
+    LINT_READ_WORDS,
+    LINT_WRITE_WORDS,
+)
 
 __all__ = [
     "CODE_EXECUTION_PATHS",
@@ -54,6 +60,10 @@ __all__ = [
     "Heuristic",
     "IRREVERSIBLE_VERBS",
     "IdentityClash",
+    "LINT_DESTRUCTIVE_WORDS",
+    "LINT_NETWORK_WORDS",
+    "LINT_READ_WORDS",
+    "LINT_WRITE_WORDS",
     "Label",
     "LabelClaim",
     "LabelScheme",

@@ -1,6 +1,7 @@
 """Effects of a call beyond moving data: destructive, privileged, code execution (docs/design.md, "Steered actions").
 
-Like the heuristics, each signal is a line of data. A call's effects come from the tool's ``destructiveHint``
+Like the heuristics, each signal is a line of data, its verbs drawn from the vocabulary of tool words
+(:mod:`monitor.classify._vocabulary`). A call's effects come from the tool's ``destructiveHint``
 (from any server: it can only add), from its name, and from its arguments: a path that makes code run later
 (a CI workflow, a shell start-up file, a git hook, a crontab) is code execution whatever tool writes it.
 Effects only ever add caution; a read-only name never removes one.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.classify._heuristics import tokenize_name
+from monitor.classify._vocabulary import DESTRUCTIVE_VERBS, IRREVERSIBLE_VERBS, PATH_WRITE_VERBS, TOOL_WORDS, pick_words
 from monitor.evidence import extract_shell_effects, iter_argument_texts
 from monitor.models import Effect, ToolContext
 
@@ -37,12 +39,12 @@ EFFECT_SIGNALS: tuple[EffectSignal, ...] = (
     EffectSignal(
         "destructive-name",
         Effect.DESTRUCTIVE,
-        _words("delete remove drop destroy purge erase wipe truncate trash rm rmdir unlink shred overwrite"),
+        DESTRUCTIVE_VERBS,
     ),
     EffectSignal(
         "credential-change",
         Effect.PRIVILEGED,
-        _words("update change set reset rotate create add generate revoke"),
+        pick_words(TOOL_WORDS, "update change set reset rotate create add generate revoke"),
         _words(
             "password passwords passphrase credential credentials secret secrets token tokens key keys 2fa mfa"
             " totp ssh login email recovery"
@@ -51,17 +53,17 @@ EFFECT_SIGNALS: tuple[EffectSignal, ...] = (
     EffectSignal(
         "permission-change",
         Effect.PRIVILEGED,
-        _words("grant revoke set update change add assign share transfer invite"),
+        pick_words(TOOL_WORDS, "grant revoke set update change add assign share transfer invite"),
         _words(
             "permission permissions role roles access admin owner ownership collaborator collaborators"
             " member members membership acl policy"
         ),
     ),
-    EffectSignal("invitation", Effect.PRIVILEGED, _words("invite")),
+    EffectSignal("invitation", Effect.PRIVILEGED, pick_words(TOOL_WORDS, "invite")),
     EffectSignal(
         "access-share",
         Effect.PRIVILEGED,
-        _words("share"),
+        pick_words(TOOL_WORDS, "share"),
         _words(
             "calendar calendars folder folders drive document documents doc docs file files repo repository"
             " workspace vault project board space notebook sheet spreadsheet album account"
@@ -70,7 +72,7 @@ EFFECT_SIGNALS: tuple[EffectSignal, ...] = (
     EffectSignal(
         "schedule-code",
         Effect.CODE_EXECUTION,
-        _words("create add set update install register"),
+        pick_words(TOOL_WORDS, "create add set update install register"),
         _words("cron crontab hook hooks webhook workflow workflows job jobs trigger triggers startup script"),
     ),
 )
@@ -92,10 +94,6 @@ CODE_EXECUTION_PATHS = re.compile(
 _MAX_PATH_CHARS = 4096
 """The longest path examined (no file system accepts a longer one); a longer path written to counts as code
 execution, since what it names cannot be examined."""
-
-
-IRREVERSIBLE_VERBS = _words("delete destroy drop purge erase wipe truncate shred rmdir unlink overwrite")
-"""Name words of a destructive action that cannot be undone (a removal from a cart or a list can)."""
 
 
 def needs_asking(effects: frozenset[Effect], tool: str) -> bool:
@@ -156,7 +154,9 @@ def names_code_execution_path(arguments: Mapping[str, Any], tool: str = "") -> b
     """Whether a call writes to a path whose content runs later (a workflow, a shell rc file, a hook): a path
     argument names one, or is longer than :data:`_MAX_PATH_CHARS` (not examined, so judged cautiously), and the
     tool writes (by its name, or by carrying content to write)."""
-    writes = bool(set(tokenize_name(tool)) & _WRITE_VERBS) or any(str(k).lower() in _CONTENT_KEYS for k in arguments)
+    writes = bool(set(tokenize_name(tool)) & PATH_WRITE_VERBS) or any(
+        str(k).lower() in _CONTENT_KEYS for k in arguments
+    )
     if not writes:
         return False
     for _, key, text in iter_argument_texts(arguments):
@@ -168,6 +168,5 @@ def names_code_execution_path(arguments: Mapping[str, Any], tool: str = "") -> b
     return False
 
 
-_WRITE_VERBS = _words("write create edit update append put save upload commit push replace patch set add install")
 _CONTENT_KEYS = _words("content contents new_string new_source text body data source edits files")
 _PATH_KEYS = _words("path file_path filepath filename file target destination dest name notebook_path paths")

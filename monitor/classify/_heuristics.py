@@ -2,7 +2,8 @@
 
 Each heuristic is a line of data: an id, the leg it speaks about, where it looks, the words it looks for, words
 that must come with them (``also``) and words that veto it (``unless``). A new detector is a new entry in
-:data:`HEURISTICS`; the vocabularies it draws on are the named word sets below.
+:data:`HEURISTICS`; the vocabularies it draws on are the named word sets below, its words of what a tool
+does picked from the one vocabulary of tool words (:mod:`monitor.classify._vocabulary`).
 
 Most heuristics say a leg is *present*. Three say X is *absent* (``absent=True``): the name says the tool only
 reads, lists or computes (``read-only-name``); it only changes files where the server runs
@@ -20,6 +21,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from monitor.classify._vocabulary import (
+    CHANGE_VERBS,
+    CREATE_VERBS,
+    DEPLOY_VERBS,
+    DESTROYING,
+    EXECUTE_NOUNS,
+    EXECUTE_VERBS,
+    EXECUTING,
+    FETCH_VERBS,
+    MESSAGE_NOUNS,
+    MOVE_VERBS,
+    OPEN_WEB_WORDS,
+    READ_NAME_WORDS,
+    SEND_NAME_WORDS,
+    SEND_VERBS,
+    SWITCH_VERBS,
+    VERB_OR_NOUN,
+    WRITE_NAME_VERBS,
+    pick_words,
+)
 from monitor.models import Leg, ToolDefinition
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
@@ -59,29 +80,9 @@ def _words(text: str) -> frozenset[str]:
 
 
 # -- vocabularies -------------------------------------------------------------------------------------------
-
-READ_WORDS = _words(
-    "get list read search find query lookup show view describe inspect count check retrieve preview status"
-    " info details stats summary tree diff logs explain convert calculate compute echo"
-)
-"""Name words of a tool that reads, lists or computes: its verb, or the report it returns."""
-
-WRITE_VERBS = _words(
-    "create add insert update upsert set put patch edit modify change write append delete remove drop destroy"
-    " clear purge move rename copy clone send publish share upload invite notify forward submit checkout reset"
-    " revert rebase apply deploy install uninstall exec execute eval evaluate stop restart trigger"
-    " dispatch reschedule cancel book reserve pay transfer approve reject assign unassign close lock unlock"
-    " archive restore pause resume kill terminate scale toggle enable disable mark dismiss unstar follow"
-    " unfollow subscribe unsubscribe save import sync grant revoke rotate navigate click press fill"
-    " select drag hover upgrade prioritize reprioritize unresolve lifecycle"
-)
-"""Name words of a tool that changes something or acts, whatever else its name says."""
-
-WRITE_OR_NOUN = _words(
-    "commit comment post reply push merge fork star schedule order record request manage resolve run start store"
-)
-"""Name words that act when no read word comes with them (``git_commit``), and name a thing read when one does
-(``get_commit``, ``get_run_details``, ``start_search``)."""
+# The words by which a name says what the tool does come from the vocabulary (monitor.classify._vocabulary):
+# READ_NAME_WORDS, WRITE_NAME_VERBS, VERB_OR_NOUN, SEND_NAME_WORDS and the sets below built from its parts. The
+# words of schema properties, stores and descriptions are the heuristics' own.
 
 NOT_READ_ONLY = _words("readonlyhint=false destructivehint=true")
 """Annotations by which a tool says it is not read-only: they veto the heuristics that say X is absent."""
@@ -127,26 +128,19 @@ PRIVATE_DESCRIPTION = _words(
     " transactions iban calendar contacts authenticated history"
 )
 
-EXECUTE_WORDS = _words("exec execute eval evaluate shell terminal repl")
+EXECUTE_WORDS = EXECUTE_VERBS | (EXECUTE_NOUNS - pick_words(EXECUTE_NOUNS, "script"))
 """Name words of a tool that runs code or commands: it reaches whatever the account reaches."""
 
 EXECUTE_PARAMS = _words("command code script sql")
 """Input-schema properties holding code, a command or a query to run (SQL can call out, too)."""
 
-OPEN_WEB_NAME = _words(
-    "web internet online websearch webpage webpages website websites http https browse crawl scrape google"
-    " bing duckduckgo serp"
-)
+OPEN_WEB_NAME = OPEN_WEB_WORDS - pick_words(OPEN_WEB_WORDS, "url")
 """Name words of a tool that searches or reads the open web: the query leaves, whatever the verb."""
-OPEN_WEB_DESCRIPTION = _words("internet web websites webpages online")
+OPEN_WEB_DESCRIPTION = pick_words(OPEN_WEB_WORDS, "internet web websites webpages online")
 
-SEND_NAME = _words(
-    "send publish share upload transfer pay invite reply forward notify submit push webhook http tweet"
-    " create_pull_request"
+SEND_NOUN_NAME = (
+    pick_words(VERB_OR_NOUN, "post comment request schedule") | MESSAGE_NOUNS | pick_words(FETCH_VERBS, "fetch")
 )
-"""Name words that send data out, whatever else the name says."""
-
-SEND_NOUN_NAME = _words("post comment request fetch message email mail schedule")
 """Name words that send data out unless the name also says the tool only reads or removes (``get_message``,
 ``delete_email``)."""
 
@@ -166,9 +160,10 @@ REMOTE_SCOPE_PARAMS = _words(
 )
 """Input-schema properties that place a path in a remote store others read (``owner``/``repo``/``path``)."""
 
-CONTROL_VERBS = _words(
-    "delete remove cancel kill terminate stop pause restore reset toggle enable disable star unstar dismiss mark"
-    " subscribe unsubscribe archive unarchive lock unlock"
+CONTROL_VERBS = (
+    pick_words(DESTROYING, "delete remove cancel reset kill terminate")
+    | (SWITCH_VERBS - pick_words(SWITCH_VERBS, "close follow restart resume unfollow"))
+    | pick_words(VERB_OR_NOUN, "star")
 )
 """Name words of a tool that only switches or removes something: unless it is handed content, it sends nothing."""
 
@@ -179,19 +174,23 @@ CONTENT_PARAMS = _words(
 )
 """Input-schema property words of content a call could carry out."""
 
-CARRIES_WORDS = _words(
-    "create add insert update upsert set put patch edit write append copy clone move rename send post publish"
-    " share upload invite notify reply forward comment submit push merge apply deploy"
+CARRIES_WORDS = (
+    (CREATE_VERBS - pick_words(CREATE_VERBS, "generate import register"))
+    | (CHANGE_VERBS - pick_words(CHANGE_VERBS, "change modify replace rotate save"))
+    | MOVE_VERBS
+    | (DEPLOY_VERBS - pick_words(DEPLOY_VERBS, "install scale"))
+    | (SEND_VERBS - pick_words(SEND_VERBS, "pay transfer tweet"))
+    | pick_words(VERB_OR_NOUN, "merge post comment reply push")
 )
 """Name words of a tool that carries something somewhere: they veto the control-only heuristic."""
 
-RUNS_WORDS = _words("run exec execute eval evaluate start launch spawn shell terminal script")
+RUNS_WORDS = (EXECUTING - pick_words(EXECUTING, "repl")) | pick_words(VERB_OR_NOUN, "run start")
 
-_READS = ((Where.NAME, READ_WORDS),)
-_ACTS = ((Where.NAME, WRITE_VERBS),)
-_RUNS_OR_ACTS = ((Where.NAME, WRITE_VERBS | _words("run")),)
+_READS = ((Where.NAME, READ_NAME_WORDS),)
+_ACTS = ((Where.NAME, WRITE_NAME_VERBS),)
+_RUNS_OR_ACTS = ((Where.NAME, WRITE_NAME_VERBS | pick_words(VERB_OR_NOUN, "run")),)
 """``run`` names a thing read (``get_run``) for P, but a read-only name with it (``run_query``) may run anything."""
-_WRITES_STORED = ((Where.NAME, (WRITE_VERBS | WRITE_OR_NOUN) - _words("edit")),)
+_WRITES_STORED = ((Where.NAME, (WRITE_NAME_VERBS | VERB_OR_NOUN) - pick_words(CHANGE_VERBS, "edit")),)
 """An edit reads what it changes and returns it; other writes return no stored content."""
 
 
@@ -222,8 +221,8 @@ HEURISTICS: tuple[Heuristic, ...] = (
         _words("internet web website websites webpage url urls browse scrape reviews"),
     ),
     # X: sends data out, runs code, or reaches the open web
-    Heuristic("external-name", X, Where.NAME, SEND_NOUN_NAME, unless=((Where.NAME, READ_WORDS | CONTROL_VERBS),)),
-    Heuristic("external-name", X, Where.NAME, SEND_NAME),
+    Heuristic("external-name", X, Where.NAME, SEND_NOUN_NAME, unless=((Where.NAME, READ_NAME_WORDS | CONTROL_VERBS),)),
+    Heuristic("external-name", X, Where.NAME, SEND_NAME_WORDS),
     Heuristic("external-execute-name", X, Where.NAME, EXECUTE_WORDS),
     Heuristic("external-execute-schema", X, Where.SCHEMA, EXECUTE_PARAMS),
     Heuristic("external-schema", X, Where.SCHEMA_WORDS, DESTINATION_PARAMS),
@@ -235,7 +234,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         "read-only-name",
         X,
         Where.NAME,
-        READ_WORDS,
+        READ_NAME_WORDS,
         absent=True,
         unless=(*_RUNS_OR_ACTS, (Where.ANNOTATIONS, NOT_READ_ONLY)),
     ),

@@ -239,6 +239,11 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the loaded files: the lookup tables are keyed by object identity and are rebuilt on arrival
+        (a worker process or the span processor's engine gets the packs its parent loaded)."""
+        return (RuleSet, (self.rules, self.sha256))
+
     def _match_name(self, server: str) -> Iterator[LoadedRule]:
         """The files whose ``server`` matches the name: exact names first, then globs in load order."""
         yield from self._exact.get(server, ())

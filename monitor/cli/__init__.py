@@ -78,6 +78,7 @@ from monitor.report import (
 )
 from monitor.scale import EngineSpec, analyze_paths, count_cores, find_dask, parse_scheduler
 from monitor.scenarios import build_scenario_schema, load_scenarios, run_scenarios
+from monitor.session import MonitorConfig
 from monitor.types import ReportWriter
 
 _ANALYZE_HELP = f"""Analyse session traces and report each session's level, legs, decisions and alerts.
@@ -200,7 +201,7 @@ def analyze(
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
     scope = load_scope_or_exit(scope_file, policy_mode)
     policy = Policy(baseline=Client(baseline) if baseline else None, mode=PolicyMode(policy_mode), scope=scope)
-    spec = EngineSpec(posture=Posture(posture), policy=policy, rules=rules, debug=debug)
+    spec = EngineSpec(MonitorConfig(posture=Posture(posture), policy=policy, rules=rules), debug=debug)
     summary = AnalysisSummary(baseline=CLIENT_TITLES[Client(baseline)] if baseline else None)
     errors = ErrorEcho()
     shown = _session_filter(Level(min_level) if min_level else None, Severity(min_severity) if min_severity else None)

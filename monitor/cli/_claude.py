@@ -11,7 +11,6 @@ from typing import Any
 import click
 import orjson
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -36,7 +35,7 @@ from monitor.hosts.claude_code import (
     uninstall_hooks,
 )
 from monitor.models import Action, Level, Posture
-from monitor.report import ACTION_STYLE, fit_table, resolve_width, style_level
+from monitor.report import ACTION_STYLE, fit_table, make_console, resolve_width, style_level
 from monitor.store import HookStore, StoredSession, default_store_path
 
 __all__ = ["COMMANDS"]
@@ -265,7 +264,7 @@ _ACTIONS = {action.value: action for action in Action}
 
 def _print_sessions(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
     width = resolve_width(sys.stdout, wide=wide)
-    console = Console(file=sys.stdout, width=width or 100_000, highlight=False, soft_wrap=width is None)
+    console = make_console(sys.stdout, width)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
     for header in ("session", "events", "calls", "level", "worst action", "last seen", "cwd"):
         table.add_column(header, justify="right" if header in ("events", "calls") else "left")

@@ -24,7 +24,7 @@ from monitor.cli._options import (
 from monitor.ingest import InputFormat, InputStream
 from monitor.models import Posture, Record, RecordError, SessionReport
 from monitor.report import find_call, render_explanation
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 
 __all__ = ["COMMANDS", "explain"]
 
@@ -79,7 +79,7 @@ def explain(
     Exit codes: 0 explained; 2 unreadable input, any rejected record, or an unknown session or call.
     """
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
+    monitor = SessionMonitor(MonitorConfig(posture=Posture(posture), rules=rules))
     stream = _OneSession([input_path], InputFormat(input_format), session_id)
     report: SessionReport | None = None
     errors = ErrorEcho()

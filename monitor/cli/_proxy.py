@@ -19,7 +19,7 @@ from monitor.cli._options import (
 )
 from monitor.decide import Policy, PolicyMode
 from monitor.models import Posture
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 
 __all__ = ["COMMANDS", "proxy"]
 
@@ -114,7 +114,7 @@ def proxy(
         )
     except ValueError as exc:  # an allowlist entry that would sanction far more than one party
         raise click.BadParameter(_first_error(exc), param_hint="--allowlist") from None
-    monitor = SessionMonitor(posture=Posture(posture), policy=policy, rules=rules, builtin_rules=False)
+    monitor = SessionMonitor(MonitorConfig(posture=Posture(posture), policy=policy, rules=rules))
     if audit_log is not None:
         try:
             audit_log.parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ from monitor.cli._options import (
 from monitor.ingest import InputFormat, RecordError, read_inputs
 from monitor.models import AnalysisSummary, Posture
 from monitor.report import CallTextRecorder, HtmlLimits, HtmlReportWriter
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 
 __all__ = ["COMMANDS", "report"]
 
@@ -73,7 +73,7 @@ def report(
 ) -> None:
     """Run ``trifecta report``; its help is :data:`_REPORT_HELP`."""
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    monitor = SessionMonitor(posture=Posture(posture), rules=rules, builtin_rules=False)
+    monitor = SessionMonitor(MonitorConfig(posture=Posture(posture), rules=rules))
     summary = AnalysisSummary()
     try:
         fh = output.open("w", encoding="utf-8")

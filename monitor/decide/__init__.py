@@ -2,11 +2,12 @@
 
 See docs/design.md, "Who may read it", and the table in docs/decisions.md.
 
-The session engine gathers the facts (:class:`CallFacts`); the policy only reads them, so the same facts always
-give the same decision. For a call that cannot send out (no ``external_communication`` leg), or one made before
-the context is armed, the answer is ``allow`` (``no-external-communication``, ``not-armed``): order matters, a
-send before untrusted content arrived was not steered by it. For an external call while armed (level
-``trifecta``):
+The session engine gathers the facts (:class:`CallFacts`: what the context holds before the call, what the call
+is, where it sends, what it carries, what the user's words ask for, and what ``reviewed-only`` reads, each a group
+of its own); the policy only reads them, so the same facts always give the same decision. For a call that cannot
+send out (no ``external_communication`` leg), or one made before the context is armed, the answer is ``allow``
+(``no-external-communication``, ``not-armed``): order matters, a send before untrusted content arrived was not
+steered by it. For an external call while armed (level ``trifecta``):
 
 - ``confirm`` when a destination is attacker-suggested or appears nowhere the session has seen
   (``destination-unseen``), unless the call only fetches URLs exactly as the session saw them with nothing else
@@ -57,17 +58,31 @@ own confirmations: the stricter action wins and the monitor's own is kept in ``m
 """
 
 from monitor.decide._decide import decide, decide_on_monitor_error, decide_trifecta
-from monitor.decide._facts import CallFacts
+from monitor.decide._facts import (
+    CallFacts,
+    CargoFacts,
+    ContextFacts,
+    IntentFacts,
+    RequestFacts,
+    ReviewFacts,
+    RouteFacts,
+)
 from monitor.decide._policy import Policy, PolicyMode, Scope, load_scope
 from monitor.decide._table import FINDINGS, VERDICTS, CallView, Finding, Verdict, find_verdict, view_call
 
 __all__ = [
     "CallFacts",
     "CallView",
+    "CargoFacts",
+    "ContextFacts",
     "FINDINGS",
     "Finding",
+    "IntentFacts",
     "Policy",
     "PolicyMode",
+    "RequestFacts",
+    "ReviewFacts",
+    "RouteFacts",
     "Scope",
     "VERDICTS",
     "Verdict",

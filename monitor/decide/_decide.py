@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from monitor.clients import ClientAction, decide_for_client
-from monitor.decide._facts import CallFacts
+from monitor.decide._facts import CallFacts, ReviewFacts
 from monitor.decide._policy import Policy, PolicyMode
 from monitor.decide._table import _SEEN_IN_CONTENT, FINDINGS, VERDICTS, is_exfiltration, view_call
 from monitor.models import (
@@ -48,13 +48,14 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
     """Return the decision on one call: the monitor's, made stricter by the policy's baseline client if it has
     one. Pure: the same facts always give the same decision. Never raises on valid facts."""
     decision = decide_trifecta(policy, facts)
-    if policy.hijack and facts.effects and facts.steered_by is not None:
-        decision = _confirm_hijack(decision, facts.effects, facts.steered_by)
+    request = facts.request
+    if policy.hijack and request.effects and request.steered_by is not None:
+        decision = _confirm_hijack(decision, request.effects, request.steered_by)
     if policy.mode is PolicyMode.REVIEWED_ONLY:
-        decision = _apply_reviewed_only(decision, facts)
+        decision = _apply_reviewed_only(decision, facts.review)
     if policy.baseline is None:
         return decision
-    client = decide_for_client(policy.baseline, facts.annotations or ToolAnnotations())
+    client = decide_for_client(policy.baseline, request.annotations or ToolAnnotations())
     if client not in _CLIENT_ACTIONS:
         return decision
     action, reason = _CLIENT_ACTIONS[client]
@@ -67,20 +68,21 @@ def decide(policy: Policy, facts: CallFacts) -> Decision:
 def decide_trifecta(policy: Policy, facts: CallFacts) -> Decision:
     """Return what the monitor alone decides for one call (no baseline client), as the module describes."""
     decision = _decide_on_evidence(policy, facts)
-    if decision.action is not Action.ALLOW or not facts.unexamined or decision.level is not Level.TRIFECTA:
+    context = facts.context
+    if decision.action is not Action.ALLOW or not context.unexamined or decision.level is not Level.TRIFECTA:
         return decision
     # What was not examined counts as possibly carrying what would stop the call.
     if _decide_on_evidence(policy, _assume_unexamined(facts)).action is Action.ALLOW:
         return decision
-    sources = facts.unexamined_sources or ("",)
+    sources = context.unexamined_sources or ("",)
     unexamined = tuple(
         Evidence(
             kind=EvidenceKind.UNEXAMINED,
             from_call=source or None,
             detail=(
-                f"the result of {source} ({_describe_unexamined(facts.unexamined)}) was not fully examined"
+                f"the result of {source} ({_describe_unexamined(context.unexamined)}) was not fully examined"
                 if source
-                else f"content ({_describe_unexamined(facts.unexamined)}) the session's evidence index dropped"
+                else f"content ({_describe_unexamined(context.unexamined)}) the session's evidence index dropped"
             ),
         )
         for source in sources
@@ -98,22 +100,21 @@ def _assume_unexamined(facts: CallFacts) -> CallFacts:
     """The facts as they would be if what was not examined held what matters: private content of each cut
     source in the call's arguments, and untrusted text naming every destination that only a listing, private
     text or a delegation sanctioned."""
-    sources = facts.unexamined_sources or ("",)
-    fragments, embedded_fragments = list(facts.fragments), list(facts.embedded_fragments)
-    if Leg.PRIVATE_DATA in facts.unexamined:
+    context, route, cargo = facts.context, facts.route, facts.cargo
+    sources = context.unexamined_sources or ("",)
+    fragments, embedded_fragments = list(cargo.fragments), list(cargo.embedded_fragments)
+    if Leg.PRIVATE_DATA in context.unexamined:
         assumed = [FragmentMatch(source, "content not examined", Transform.VERBATIM) for source in sources]
         fragments.extend(assumed)
         embedded_fragments.extend(assumed)
-    destinations, targets = list(facts.destinations), list(facts.targets)
-    if Leg.UNTRUSTED_CONTENT in facts.unexamined:
+    destinations, targets = list(route.destinations), list(route.targets)
+    if Leg.UNTRUSTED_CONTENT in context.unexamined:
         destinations = [_as_attackers(d, sources[0]) for d in destinations]
         targets = [_as_attackers(d, sources[0]) for d in targets]
     return dataclasses.replace(
         facts,
-        fragments=fragments,
-        destinations=destinations,
-        targets=targets,
-        embedded_fragments=embedded_fragments,
+        route=dataclasses.replace(route, destinations=destinations, targets=targets),
+        cargo=dataclasses.replace(cargo, fragments=fragments, embedded_fragments=embedded_fragments),
     )
 
 
@@ -129,8 +130,8 @@ def _describe_unexamined(legs: frozenset[Leg]) -> str:
 
 
 def _decide_on_evidence(policy: Policy, facts: CallFacts) -> Decision:
-    base_level = facts.level_before
-    if Leg.EXTERNAL_COMMUNICATION not in facts.legs_call:
+    base_level = facts.context.level
+    if Leg.EXTERNAL_COMMUNICATION not in facts.request.legs:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NO_EXTERNAL_COMMUNICATION,))
     if base_level is not Level.ARMED:
         return _decision(facts, Action.ALLOW, base_level, (Reason.NOT_ARMED,))
@@ -166,25 +167,25 @@ def _confirm_hijack(decision: Decision, effects: frozenset[Effect], steered_by: 
     )
 
 
-def _apply_reviewed_only(decision: Decision, facts: CallFacts) -> Decision:
+def _apply_reviewed_only(decision: Decision, review: ReviewFacts) -> Decision:
     """The ``reviewed-only`` rules: each adds its reason, and the stricter action wins (the level is kept)."""
     rules: list[tuple[Action, Reason]] = []
     evidence = list(decision.evidence)
-    if facts.outside_scope:
+    if review.outside_scope:
         rules.append((Action.DENY, Reason.OUT_OF_SCOPE))
-        evidence.extend(Evidence(kind=EvidenceKind.SCOPE, from_call=None, detail=o) for o in facts.outside_scope)
-    if not facts.reviewed:
+        evidence.extend(Evidence(kind=EvidenceKind.SCOPE, from_call=None, detail=o) for o in review.outside_scope)
+    if not review.reviewed:
         rules.append((Action.REVIEW, Reason.TOOL_UNREVIEWED))
-    if facts.review_requested:
+    if review.review_requested:
         rules.append((Action.CONFIRM, Reason.REVIEW_REQUESTED))
-    if facts.writes:
+    if review.writes:
         rules.append(
-            (Action.ALLOW, Reason.APPROVAL_USED) if facts.approved else (Action.CONFIRM, Reason.APPROVAL_REQUIRED)
+            (Action.ALLOW, Reason.APPROVAL_USED) if review.approved else (Action.CONFIRM, Reason.APPROVAL_REQUIRED)
         )
-    if facts.writes and facts.retry_of is not None:
+    if review.writes and review.retry_of is not None:
         rules.append((Action.CONFIRM, Reason.RECONCILE))
         # Not a data flow (from_call stays empty): the earlier attempt is named in the detail.
-        detail = f"earlier attempt {facts.retry_of}: no result, or an error"
+        detail = f"earlier attempt {review.retry_of}: no result, or an error"
         evidence.append(Evidence(kind=EvidenceKind.RETRY, from_call=None, detail=detail))
     if not rules:
         return decision
@@ -205,19 +206,19 @@ def _decision(facts: CallFacts, action: Action, level: Level, reasons: tuple[Rea
             from_call=d.from_call,
             detail=f"{d.destination.value} at {d.destination.path}: {d.origin.value}",
         )
-        for d in facts.destinations
+        for d in facts.route.destinations
     ]
     evidence.extend(
         Evidence(kind=EvidenceKind.FRAGMENT, from_call=f.from_call, detail=f"{f.text[:200]} ({f.transform.value})")
-        for f in facts.fragments
+        for f in facts.cargo.fragments
     )
     return Decision(
         call_id=facts.call_id,
         action=action,
         level=level,
-        legs_before=facts.legs_before,
-        legs_call=facts.legs_call,
+        legs_before=facts.context.legs,
+        legs_call=facts.request.legs,
         reasons=reasons,
-        rule_ids=facts.rule_ids,
+        rule_ids=facts.request.rule_ids,
         evidence=tuple(evidence),
     )

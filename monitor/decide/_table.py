@@ -56,10 +56,11 @@ class CallView:
 def view_call(facts: CallFacts) -> CallView:
     """Return what the decision table reads of an external call made while armed: its recipients, who chose
     each, and the private content it carries to someone outside its readers."""
+    route, cargo, intent = facts.route, facts.cargo, facts.intent
     # Addresses found only inside content (not under a destination argument) can show the attacker's hand,
     # but they neither sanction the call nor make it unreadable-destination-free.
-    keyed = [d for d in facts.destinations if d.destination.keyed]
-    targets = [] if keyed else list(facts.targets)
+    keyed = [d for d in route.destinations if d.destination.keyed]
+    targets = [] if keyed else list(route.targets)
     # A place named only by untrusted content (or imitating one of the user's) is never the user's own.
     foreign_target = any(d.origin in (Origin.ATTACKER, Origin.LOOKALIKE) for d in targets)
     # With no recipient but the server, the user's own and parties of the user's records (no other named
@@ -67,49 +68,49 @@ def view_call(facts: CallFacts) -> CallView:
     # server returned goes back where it came from (the engine names which sources may, in returned_sources).
     only_server = (
         all(d.origin in _OWN or d.origin is Origin.PRIVATE_TEXT for d in keyed)
-        and not facts.shared_place
-        and not facts.embedded
+        and not route.shared_place
+        and not route.embedded
         and all(_is_own_place(d) for d in targets)
-        and facts.arguments_available
+        and facts.request.arguments_available
     )
     returned = [
         f
-        for f in facts.fragments
-        if only_server and f.from_call in facts.returned_sources and f.transform is not Transform.FILE
+        for f in cargo.fragments
+        if only_server and f.from_call in cargo.returned_sources and f.transform is not Transform.FILE
     ]
-    fragments = [f for f in facts.fragments if f not in returned]
+    fragments = [f for f in cargo.fragments if f not in returned]
     # Private content the user did not ask for: read by a call whose target untrusted content chose, or
     # put where outsiders read (naming a public place does not ask for private data to be published there).
     unasked = [
         f
         for f in fragments
-        if f.from_call in facts.steered_sources or (facts.shared_place and f.from_call not in facts.asked_sources)
+        if f.from_call in cargo.steered_sources or (route.shared_place and f.from_call not in intent.asked_sources)
     ]
     # Private content in a URL that rendering the content fetches goes to that URL's host, wherever the content
     # is posted: only a host the user named may receive it.
-    embedded_leak = [d for d in facts.embedded if d.origin not in _NAMED] if facts.embedded_fragments else []
+    embedded_leak = [d for d in route.embedded if d.origin not in _NAMED] if cargo.embedded_fragments else []
     # A secret leaves for a named recipient or a place others read only when the user's words speak of one.
     secret_carried = any(
-        f.from_call in facts.secret_sources and f.transform is not Transform.PARAPHRASE for f in fragments
+        f.from_call in cargo.secret_sources and f.transform is not Transform.PARAPHRASE for f in fragments
     )
     # (A recipient untrusted content or nobody chose is stopped by an earlier row; one a listing of the user's own
     # things showed, such as the account's own address, is where the service sends its codes.)
     secrets = (
-        secret_carried and (facts.shared_place or any(d.origin in _CHOSEN for d in keyed)) and not facts.secret_asked
+        secret_carried and (route.shared_place or any(d.origin in _CHOSEN for d in keyed)) and not intent.secret_asked
     )
     # A delegated recipient gets what comes from a place the user named, nothing from elsewhere.
     delegated = any(d.origin is Origin.DELEGATED for d in keyed)
     beyond_delegation = delegated and any(
-        f.from_call not in facts.delegate_sources
+        f.from_call not in intent.delegate_sources
         and f.transform is not Transform.PARAPHRASE
-        and f.text not in facts.delegable
+        and f.text not in intent.delegable
         for f in fragments
     )
     return CallView(
         facts=facts,
         keyed=keyed,
-        attacker=[d for d in facts.destinations if d.origin is Origin.ATTACKER],
-        lookalike=[d for d in facts.destinations if d.origin is Origin.LOOKALIKE],
+        attacker=[d for d in route.destinations if d.origin is Origin.ATTACKER],
+        lookalike=[d for d in route.destinations if d.origin is Origin.LOOKALIKE],
         unseen=[d for d in keyed if d.origin is Origin.UNSEEN],
         targets=targets,
         fragments=fragments,
@@ -122,9 +123,9 @@ def view_call(facts: CallFacts) -> CallView:
         beyond_delegation=beyond_delegation,
         # A fetch of a URL exactly as the session saw it, with nothing else that can carry data, tells whoever
         # wrote that URL nothing they did not have.
-        nothing_new=facts.nothing_new
+        nothing_new=route.nothing_new
         and not fragments
-        and not any(d.origin is Origin.LOOKALIKE for d in facts.destinations),
+        and not any(d.origin is Origin.LOOKALIKE for d in route.destinations),
         foreign_target=foreign_target,
     )
 
@@ -165,10 +166,12 @@ FINDINGS: tuple[Finding, ...] = (
     ),
     Finding(Reason.PRIVATE_PARAPHRASE, lambda v: any(f.transform is Transform.PARAPHRASE for f in v.fragments)),
     Finding(Reason.PRIVATE_FILE_SENT, lambda v: any(f.transform is Transform.FILE for f in v.fragments)),
-    Finding(Reason.PRIVATE_SOURCE_STEERED, lambda v: any(f.from_call in v.facts.steered_sources for f in v.unasked)),
-    Finding(Reason.PRIVATE_TO_SHARED_PLACE, lambda v: bool(v.unasked) and v.facts.shared_place),
+    Finding(
+        Reason.PRIVATE_SOURCE_STEERED, lambda v: any(f.from_call in v.facts.cargo.steered_sources for f in v.unasked)
+    ),
+    Finding(Reason.PRIVATE_TO_SHARED_PLACE, lambda v: bool(v.unasked) and v.facts.route.shared_place),
     Finding(Reason.PRIVATE_IN_EMBEDDED_URL, lambda v: bool(v.embedded_leak)),
-    Finding(Reason.ARGUMENTS_UNAVAILABLE, lambda v: not v.facts.arguments_available),
+    Finding(Reason.ARGUMENTS_UNAVAILABLE, lambda v: not v.facts.request.arguments_available),
 )
 """What the decision reports about an external call made while armed, in this order."""
 
@@ -180,7 +183,7 @@ VERDICTS: tuple[Verdict, ...] = (
             # A recipient untrusted content chose gets anything more than a URL copied as it was seen; one nobody
             # chose, private content, text the agent wrote (which can restate it where no evidence tells) or money.
             or (bool(v.attacker) and not v.nothing_new)
-            or (bool(v.unseen) and not v.nothing_new and (bool(v.fragments) or v.facts.composed))
+            or (bool(v.unseen) and not v.nothing_new and (bool(v.fragments) or v.facts.cargo.composed))
         ),
         Action.CONFIRM,
     ),
@@ -204,7 +207,9 @@ VERDICTS: tuple[Verdict, ...] = (
         # Nobody asked for a call of this kind, and it carries private content: the destination being one the
         # session listed does not make the call the user's.
         lambda v: (
-            bool(v.keyed and v.fragments) and not v.facts.action_asked and not any(d.origin in _CHOSEN for d in v.keyed)
+            bool(v.keyed and v.fragments)
+            and not v.facts.intent.action_asked
+            and not any(d.origin in _CHOSEN for d in v.keyed)
         ),
         Action.CONFIRM,
         lambda _: (Reason.PRIVATE_IN_UNREQUESTED_SEND,),
@@ -223,7 +228,7 @@ VERDICTS: tuple[Verdict, ...] = (
     ),
     Verdict(
         "own-store",
-        lambda v: v.facts.own_store and v.facts.arguments_available and not v.foreign_target,
+        lambda v: v.facts.route.own_store and v.facts.request.arguments_available and not v.foreign_target,
         Action.ALLOW,
         lambda _: (Reason.DESTINATION_OWN_ACCOUNT,),
     ),
@@ -233,7 +238,7 @@ VERDICTS: tuple[Verdict, ...] = (
         Action.ALLOW,
         lambda _: (Reason.RETURNED_TO_ORIGIN,),
     ),
-    Verdict("carries-private", lambda v: bool(v.strong) or not v.facts.arguments_available, Action.CONFIRM),
+    Verdict("carries-private", lambda v: bool(v.strong) or not v.facts.request.arguments_available, Action.CONFIRM),
     Verdict(
         "carries-nothing", lambda _: True, Action.ALLOW, lambda _: (Reason.NO_DESTINATION, Reason.NO_PRIVATE_FRAGMENT)
     ),

@@ -12,7 +12,7 @@ from monitor.evaluation._labels import InjectionTask, find_attempt
 from monitor.evaluation._scores import Evaluation, HeldOutSuite, LeaveOneSuiteOut, LeftOut, RunResult
 from monitor.ingest import AgentDojoRun, read_agentdojo_runs
 from monitor.models import Decision, Posture, RecordError, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 from monitor.types import OverrideSource
 
 Tasks = Mapping[tuple[str, str], InjectionTask]
@@ -164,7 +164,7 @@ def _score(
 
 def _replay(run: AgentDojoRun, rules: OverrideSource | None, posture: Posture) -> RunResult | RecordError:
     """Replay one run on a fresh monitor; a message of it that could not be read leaves the run out."""
-    monitor = SessionMonitor(posture=posture, rules=rules, builtin_rules=False)
+    monitor = SessionMonitor(MonitorConfig(posture=posture, rules="none" if rules is None else rules))
     decisions: list[Decision] = []
     calls: list[ToolCall] = []
     unknown: set[str] = set()

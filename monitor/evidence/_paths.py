@@ -20,7 +20,7 @@ import re
 
 # Directory names that a package manager, a virtual environment, a download or a build cache of fetched code
 # owns. Compared with one path component, case-insensitively. Kept in step with the regular expression of the
-# Claude Code rule pack (rules/claude-code/builtin.yaml) by tests/rules/test_claude_code_paths.py.
+# Claude Code rule pack (rules/claude-code/builtin.yaml) by tests/evidence/test_claude_code_pack_paths.py.
 THIRD_PARTY_DIRS = frozenset(
     [
         "node_modules",

@@ -168,9 +168,9 @@ class Engine:
             rules = load_rules(self.args.rules, builtin=not self.args.no_builtin_rules)
             scope = load_scope(self.args.scope) if self.args.scope is not None else None
             policy = Policy(mode=PolicyMode(self.args.policy), scope=scope)
-            self.sessions = HookSessions.create(
-                posture=self.args.posture, policy=policy, rules=rules, builtin_rules=False
-            )
+            from monitor.session import MonitorConfig
+
+            self.sessions = HookSessions.create(MonitorConfig(posture=self.args.posture, policy=policy, rules=rules))
         except Exception as exc:
             logger.exception("the engine could not load its rules")
             self.load_error = " ".join(str(exc).split())[:300]

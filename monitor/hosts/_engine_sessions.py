@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
@@ -31,7 +29,7 @@ from monitor.models import (
     SessionEnd,
     ToolCall,
 )
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor, SessionSlot, SessionTable
 from monitor.store import HookStore, StoredDecision
 
 logger = logging.getLogger("monitor.hook")
@@ -64,14 +62,12 @@ class _Outcome:
 
 
 @dataclass
-class _Slot:
-    """One session as the engine holds it."""
+class _HookSession:
+    """One session as the engine holds it (in a :class:`~monitor.session.SessionTable`, under its lock)."""
 
     session_id: str
-    lock: threading.Lock = field(default_factory=threading.Lock)
     reader: PayloadReader = field(default_factory=PayloadReader)
     ready: bool = False
-    gone: bool = False
     tools: dict[str, str] = field(default_factory=dict)
     """The Claude Code tool name of each call (for the wording of evidence)."""
     decisions: dict[str, _Outcome] = field(default_factory=dict)
@@ -119,19 +115,17 @@ class HookSessions:
     def __init__(self, monitor: SessionMonitor, sink: _LevelSink) -> None:
         self.monitor = monitor
         self.sink = sink
-        self._slots: dict[str, _Slot] = {}
-        self._registry = threading.Lock()
+        self._sessions: SessionTable[_HookSession] = SessionTable(_HookSession)
 
     @classmethod
-    def create(cls, **monitor_options: Any) -> HookSessions:
-        """Sessions decided by a new :class:`SessionMonitor` made with ``monitor_options``."""
+    def create(cls, config: MonitorConfig | None = None) -> HookSessions:
+        """Sessions decided by a new :class:`SessionMonitor` made with ``config`` (the defaults when None)."""
         sink = _LevelSink()
-        return cls(SessionMonitor(sink=sink, **monitor_options), sink)
+        return cls(SessionMonitor(config, sink=sink), sink)
 
     def held(self) -> list[str]:
         """The sessions held in memory now."""
-        with self._registry:
-            return list(self._slots)
+        return self._sessions.ids()
 
     def handle(self, store: HookStore, payload: bytes, received: float) -> Answer:
         """Process one hook payload and return the answer (never raises for what the payload holds)."""
@@ -141,16 +135,13 @@ class HookSessions:
             logger.warning("a payload without a session_id (%d bytes) was not stored", len(payload))
             message = "trifecta-monitor could not check this call: the hook payload names no session"
             return Answer("confirm" if asks else None, message, committed=False)
-        while True:
-            slot = self._slot(sid)
-            with slot.lock:
-                if slot.gone:
-                    continue  # dropped while this waited: take the new one
-                return self._handle_in_slot(store, slot, payload, event, received, asks)
+        with self._sessions.hold(sid) as held:  # a session dropped while this waited is made anew
+            return self._handle_in_slot(store, held, payload, event, received, asks)
 
     def _handle_in_slot(
-        self, store: HookStore, slot: _Slot, payload: bytes, event: str, received: float, asks: bool
+        self, store: HookStore, held: SessionSlot[_HookSession], payload: bytes, event: str, received: float, asks: bool
     ) -> Answer:
+        slot = held.value
         try:
             if not slot.ready:
                 self._recover(store, slot)
@@ -158,7 +149,7 @@ class HookSessions:
                 self._catch_up(store, slot)
         except Exception as exc:
             logger.exception("session %r could not be rebuilt from the store", slot.session_id)
-            self._drop(slot)
+            self._drop(held)
             message = (
                 f"trifecta-monitor could not check this call: the session could not be read from the store ({exc})"
             )
@@ -179,37 +170,28 @@ class HookSessions:
             )
         except Exception as exc:
             logger.exception("an event of session %r could not be processed and stored", slot.session_id)
-            self._drop(slot)
+            self._drop(held)
             message = f"trifecta-monitor could not record this call, so it asks: {type(exc).__name__}: {exc}"
             return Answer("confirm" if asks else None, message, committed=False)
         if event == _SESSION_END:
-            self._drop(slot)
+            self._drop(held)
         action = outcome.answer_action if event == PRE_TOOL_USE else ("confirm" if asks else None)
         return Answer(action, outcome.message, committed=True)
 
     # -- the state of a session --------------------------------------------------------------------------
 
-    def _slot(self, sid: str) -> _Slot:
-        with self._registry:
-            slot = self._slots.get(sid)
-            if slot is None:
-                slot = self._slots[sid] = _Slot(sid)
-            return slot
-
-    def _drop(self, slot: _Slot) -> None:
+    def _drop(self, held: SessionSlot[_HookSession]) -> None:
         """Forget the session in memory (it is rebuilt from the store on its next event). Holds its lock."""
-        slot.gone = True
-        with self._registry:
-            if self._slots.get(slot.session_id) is slot:
-                del self._slots[slot.session_id]
+        self._sessions.discard(held)
+        slot = held.value
         if self.monitor.has_session(slot.session_id):
             self.monitor.end_session(slot.session_id)
         self.sink.levels.pop(slot.session_id, None)
 
-    def _level(self, slot: _Slot) -> str:
+    def _level(self, slot: _HookSession) -> str:
         return self.sink.levels.get(slot.session_id, "clean")
 
-    def _recover(self, store: HookStore, slot: _Slot) -> None:
+    def _recover(self, store: HookStore, slot: _HookSession) -> None:
         """Rebuild the session from its stored events, then process those no engine processed yet."""
         if self.monitor.has_session(slot.session_id):
             self.monitor.end_session(slot.session_id)
@@ -224,7 +206,7 @@ class HookSessions:
         slot.ready = True
         self._catch_up(store, slot)
 
-    def _catch_up(self, store: HookStore, slot: _Slot) -> None:
+    def _catch_up(self, store: HookStore, slot: _HookSession) -> None:
         """Process, in order, the session's events that a hook stored without the engine, and mark them."""
         pending = store.unprocessed(slot.session_id)
         if not pending:
@@ -237,7 +219,7 @@ class HookSessions:
         store.mark_processed([s.seq for s in pending], decisions, self._level(slot))
         logger.info("session %r: %d events stored without the engine processed", slot.session_id, len(pending))
 
-    def _process(self, slot: _Slot, payload: bytes, event: str) -> _Outcome:
+    def _process(self, slot: _HookSession, payload: bytes, event: str) -> _Outcome:
         """Read one payload into the session and decide its call (no store access)."""
         records = slot.reader.read_payload(payload)
         decision: StoredDecision | None = None

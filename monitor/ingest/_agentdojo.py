@@ -193,7 +193,11 @@ def _parse_run(file: _RunFile) -> AgentDojoRun | RecordError:
         what = f"none of its {len(messages)} messages has a known role"
         records = (*errors, RecordError(source=file.source, message=f"not an AgentDojo run: {what}; nothing read"))
     else:
-        records = (*errors, *_events(run, file.session_id, file.source), SessionEnd(session_id=file.session_id))
+        records = (
+            *errors,
+            *_events(run, file.session_id, file.source),
+            SessionEnd(session_id=file.session_id, source=file.source),
+        )
     security = run.get("security")
     return AgentDojoRun(
         session_id=file.session_id,

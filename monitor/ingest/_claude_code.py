@@ -275,7 +275,9 @@ class _Reader:
         self.counter = 0
 
     def read(self, lines: Iterable[_Line]) -> RecordStream:
+        last: str | None = None
         for line in lines:
+            last = line.source
             if line.error is not None:
                 yield RecordError(source=line.source, message=line.error)
                 continue
@@ -298,7 +300,7 @@ class _Reader:
             except ValidationError as exc:  # every field is checked first; this is a last guard
                 yield RecordError(source=line.source, message=f"not a valid event: {exc.errors()[0]['msg']}")
         for sid in sorted(self.open, key=lambda s: self.open[s].first_seen):
-            yield SessionEnd(session_id=sid)
+            yield SessionEnd(session_id=sid, source=last)
         self.open.clear()
 
     def _open(self, sid: str, source: str) -> tuple[_Session, list[Record]]:
@@ -325,7 +327,7 @@ class _Reader:
                 self.closed[oldest] = None
                 if len(self.closed) > _CLOSED_REMEMBERED_FACTOR * self.max_open_sessions:
                     self.closed.popitem(last=False)
-                records.append(SessionEnd(session_id=oldest))
+                records.append(SessionEnd(session_id=oldest, source=source))
         self.open.move_to_end(sid)
         return session, records
 

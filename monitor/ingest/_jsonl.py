@@ -68,7 +68,7 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
                 closed[oldest] = None
                 if len(closed) > _CLOSED_REMEMBERED_FACTOR * max_open_sessions:
                     closed.popitem(last=False)
-                yield SessionEnd(session_id=oldest)
+                yield SessionEnd(session_id=oldest, source=source)
         open_sessions.move_to_end(sid)
         if isinstance(event, ToolCall) and event.call_id:
             session.call_ids.add(event.call_id)
@@ -83,7 +83,7 @@ def read_jsonl_stream(fh: IO[bytes], name: str, max_open_sessions: int = DEFAULT
     if empty:
         yield RecordError(source=name, message="empty file: no events in it")
     for sid in sorted(open_sessions, key=lambda s: open_sessions[s].first_line):
-        yield SessionEnd(session_id=sid)
+        yield SessionEnd(session_id=sid, source=name)
 
 
 _CLOSED_REMEMBERED_FACTOR = 10

@@ -511,7 +511,7 @@ class _LogReader:
         for connection in session.connections.values():
             for request in connection.awaiting.values():
                 yield from _end_unrun(sid, request, f"{self.name}:{request.line}")
-        yield SessionEnd(session_id=sid)
+        yield SessionEnd(session_id=sid, source=self.name)
 
     def finish(self) -> RecordStream:
         """End every open session, in order of first appearance."""

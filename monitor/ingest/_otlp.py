@@ -100,7 +100,7 @@ def read_otlp_stream(fh: IO[bytes], name: str, **bounds: Unpack[AssemblerBounds]
             yield from errors
             errors.clear()
         yield from assembler.drain()
-    yield from assembler.finish()
+    yield from assembler.finish(name)
 
 
 @contextmanager

@@ -61,15 +61,7 @@ from monitor.lint._validators import (
     WordValidator,
     annotation_members,
 )
-from monitor.lint._words import (
-    DESTRUCTIVE_WORDS,
-    LEAD_WORDS,
-    NAME_CONNECTORS,
-    NETWORK_WORDS,
-    READ_WORDS,
-    WRITE_WORDS,
-    lead_words,
-)
+from monitor.lint._words import LEAD_WORDS, NAME_CONNECTORS, lead_words
 
 __all__ = [
     "ANNOTATIONS_SINCE",
@@ -77,7 +69,6 @@ __all__ = [
     "AnnotationUnknownMember",
     "AnnotationsNotObject",
     "AnnotationsUnsupportedProtocol",
-    "DESTRUCTIVE_WORDS",
     "DestructiveNameNotDestructive",
     "DuplicateToolName",
     "HIDDEN_RANGES",
@@ -102,12 +93,10 @@ __all__ = [
     "MemberValidator",
     "MethodNotInProtocol",
     "NAME_CONNECTORS",
-    "NETWORK_WORDS",
     "NetworkNameClosedWorld",
     "POISON_PATTERNS",
     "PoisonPattern",
     "ProtocolVersionUnknown",
-    "READ_WORDS",
     "RULES_BY_ID",
     "ReadNameNotReadOnly",
     "RequestMetaMissing",
@@ -120,7 +109,6 @@ __all__ = [
     "ToolWithoutName",
     "VALIDATORS",
     "Validator",
-    "WRITE_WORDS",
     "WordValidator",
     "annotation_members",
     "check_labels",

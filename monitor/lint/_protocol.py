@@ -2,7 +2,8 @@
 
 The tool-list reader keeps what it noticed about a list's protocol version as notes
 (:class:`~monitor.ingest.ProtocolNote`, judged against :data:`monitor.models.PROTOCOL_VERSIONS`); each rule here
-reports its notes once per list.
+reports its notes once per list. The validators are imported here to list them in report order; ``monitor.lint``
+exports the same names (the two import lists are alike on purpose).
 """
 
 from __future__ import annotations

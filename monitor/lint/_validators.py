@@ -24,12 +24,18 @@ from typing import Any, ClassVar
 
 import orjson
 
-from monitor.classify import tokenize_name
+from monitor.classify import (
+    LINT_DESTRUCTIVE_WORDS,
+    LINT_NETWORK_WORDS,
+    LINT_READ_WORDS,
+    LINT_WRITE_WORDS,
+    tokenize_name,
+)
 from monitor.ingest import ToolList
 from monitor.lint._catalogue import ANNOTATIONS_SINCE, RULES_BY_ID, LintRule, LintSeverity
 from monitor.lint._findings import LintFinding, escape_pointer_token, fingerprint
 from monitor.lint._poisoning import ScannedText, find_hidden_characters, find_instructions
-from monitor.lint._words import DESTRUCTIVE_WORDS, NAME_CONNECTORS, NETWORK_WORDS, READ_WORDS, WRITE_WORDS, lead_words
+from monitor.lint._words import NAME_CONNECTORS, lead_words
 from monitor.models import (
     ACTION_METADATA_KEY,
     ANNOTATION_MEMBERS,
@@ -381,7 +387,7 @@ class DestructiveNameNotDestructive(WordValidator):
     """A destructive word in the name or description lead, with hints that say the tool is safe."""
 
     id = "destructive-name-not-destructive"
-    words = DESTRUCTIVE_WORDS
+    words = LINT_DESTRUCTIVE_WORDS
     fix = (
         "If the call deletes, cancels or overwrites anything, set readOnlyHint: false and destructiveHint: true; "
         "otherwise rename the tool or reword the description."
@@ -400,7 +406,7 @@ class ReadNameNotReadOnly(WordValidator):
     """A read word in the name or description lead, nothing about writing, and readOnlyHint false."""
 
     id = "read-name-not-read-only"
-    words = READ_WORDS
+    words = LINT_READ_WORDS
     fix = (
         "Set readOnlyHint: true if the tool only reads (clients then run it without asking), or say in its name "
         "what it changes."
@@ -408,7 +414,7 @@ class ReadNameNotReadOnly(WordValidator):
 
     def contradiction(self, tool: LintedTool) -> str | None:
         """Return that readOnlyHint is false, unless the name or lead also says the tool writes."""
-        writes = (tool.name_words & (WRITE_WORDS | NAME_CONNECTORS)) or (tool.lead & WRITE_WORDS)
+        writes = (tool.name_words & (LINT_WRITE_WORDS | NAME_CONNECTORS)) or (tool.lead & LINT_WRITE_WORDS)
         if tool.hints.get("readOnlyHint") is False and not writes:
             return " and nothing about writing, but readOnlyHint is false"
         return None
@@ -418,7 +424,7 @@ class NetworkNameClosedWorld(WordValidator):
     """A network word in the name or description lead, and openWorldHint false."""
 
     id = "network-name-closed-world"
-    words = NETWORK_WORDS
+    words = LINT_NETWORK_WORDS
     fix = (
         "Set openWorldHint: true if the tool reaches the internet or other people's content; keep it false only "
         "for a closed domain."

@@ -12,11 +12,9 @@ from monitor.models._decisions import (
     Decision,
     Evidence,
     EvidenceDetail,
-    EvidenceKind,
     Level,
     PathRole,
     PathStep,
-    Reason,
 )
 from monitor.models._events import (
     EVENT_ADAPTER,
@@ -63,7 +61,7 @@ from monitor.models._legs import (
     sort_legs,
 )
 from monitor.models._names import CLAUDE_CODE_SERVER, split_mcp_name
-from monitor.models._notices import AlertRaised, CallDecided, LevelChanged
+from monitor.models._notices import AlertRaised, CallDecided, LevelChanged, MonitorFailed
 from monitor.models._overrides import OverrideMatch, PinMismatch, SessionFacts, ToolContext
 from monitor.models._protocol import (
     CLIENT_CAPABILITIES_META_KEY,
@@ -81,6 +79,7 @@ from monitor.models._protocol import (
     is_protocol_date,
     is_sessionless_protocol,
 )
+from monitor.models._reasons import REASON_WORDING, EvidenceKind, Reason, ReasonWording
 from monitor.models._records import Record, RecordError, RecordStream, SessionEnd
 from monitor.models._reports import (
     ARGUMENT_DEPTH_LIMIT,
@@ -153,6 +152,7 @@ __all__ = [
     "LevelChanged",
     "MAX_GRAPH_CALLS",
     "MAX_IDENTITY_CHARS",
+    "MonitorFailed",
     "Origin",
     "OverrideMatch",
     "PROTOCOL_VERSIONS",
@@ -163,9 +163,11 @@ __all__ = [
     "Posture",
     "ProtocolVersion",
     "Provenance",
+    "REASON_WORDING",
     "RESULT_TYPE_COMPLETE",
     "RESULT_TYPE_INPUT_REQUIRED",
     "Reason",
+    "ReasonWording",
     "Record",
     "RecordError",
     "RecordStream",

@@ -1,4 +1,7 @@
-"""Decisions, levels, reasons, evidence and alerts: what the engine says about a call and a session."""
+"""Decisions, levels, reasons, evidence and alerts: what the engine says about a call and a session.
+
+``Reason`` and ``EvidenceKind`` are defined beside the reasons' words (``_reasons``) and re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, field_serializer
 
 from monitor.models._legs import Leg, sort_legs
 from monitor.models._ranked import RankedStrEnum
+from monitor.models._reasons import REASON_WORDING
+from monitor.models._reasons import EvidenceKind as EvidenceKind
+from monitor.models._reasons import Reason as Reason
 from monitor.models._tools import Finding, Severity
 
 
@@ -39,82 +45,6 @@ class Level(RankedStrEnum):
     ARMED = "armed"
     TRIFECTA = "trifecta"
     EXFILTRATION = "exfiltration"
-
-
-class Reason(StrEnum):
-    """Reason codes attached to a decision."""
-
-    NO_EXTERNAL_COMMUNICATION = "no-external-communication"
-    NOT_ARMED = "not-armed"
-    DESTINATION_USER_SANCTIONED = "destination-user-sanctioned"
-    DESTINATION_ALLOWLISTED = "destination-allowlisted"
-    DESTINATION_FROM_LISTING = "destination-from-listing"
-    DESTINATION_FROM_PRIVATE_CONTENT = "destination-from-private-content"
-    DESTINATION_ATTACKER_SUGGESTED = "destination-attacker-suggested"
-    DESTINATION_UNSEEN = "destination-unseen"
-    NO_DESTINATION = "no-destination"
-    NO_PRIVATE_FRAGMENT = "no-private-fragment"
-    PRIVATE_FRAGMENT = "private-fragment"
-    PRIVATE_SOURCE_STEERED = "private-source-steered"
-    PRIVATE_TO_SHARED_PLACE = "private-to-shared-place"
-    PRIVATE_PARAPHRASE = "private-paraphrase"
-    PRIVATE_FILE_SENT = "private-file-sent"
-    PRIVATE_IN_UNREQUESTED_SEND = "private-in-unrequested-send"
-    PRIVATE_IN_EMBEDDED_URL = "private-in-embedded-url"
-    """Private content rides in a URL that whoever renders the content fetches (an image, ``src=``), to a host
-    the user did not name."""
-    REQUEST_CARRIES_NOTHING_NEW = "request-carries-nothing-new"
-    DESTINATION_USER_DELEGATED = "destination-user-delegated"
-    RETURNED_TO_ORIGIN = "returned-to-origin"
-    """The call names no recipient, and the private content it carries goes back to the server it came from (a
-    one-time code typed into the service that mailed it, a booking's ids passed back to the booking tool)."""
-    SECRET_TO_RECIPIENT = "secret-to-recipient"
-    """A secret (a password, a token, a key, a one-time code) goes to a named recipient or a place others read,
-    and the user's words do not ask for a secret to be sent: whoever chose the recipient, a person confirms."""
-    PRIVATE_BEYOND_DELEGATION = "private-beyond-delegation"
-    """A recipient the user delegated (taken from a place the user pointed at) gets private content from
-    elsewhere than that place: the user delegated where to send, not what."""
-    DESTINATION_LOOKALIKE = "destination-lookalike"
-    DESTINATION_LOCAL = "destination-local"
-    DESTINATION_OWN_ACCOUNT = "destination-own-account"
-    STEERED_ACTION = "steered-action"
-    ARGUMENTS_UNAVAILABLE = "arguments-unavailable"
-    EVIDENCE_TRUNCATED = "evidence-truncated"
-    """Content a bound left unexamined could carry what would stop the call: it counts against it."""
-    ENFORCED = "enforced"
-    BASELINE_ASKS = "baseline-client-asks"
-    BASELINE_BLOCKS = "baseline-client-blocks"
-    MONITOR_ERROR = "monitor-error"
-    TOOL_UNREVIEWED = "tool-unreviewed"
-    """``reviewed-only`` policy: no reviewed rule covers the tool, whatever its annotations claim."""
-    APPROVAL_REQUIRED = "approval-required"
-    """``reviewed-only`` policy: the call writes, and no approval for it (tool and arguments) is on record."""
-    APPROVAL_USED = "approval-used"
-    """``reviewed-only`` policy: the call writes, and an approval on record covers it (used by the call, unless
-    the call is denied: then it stays on record)."""
-    RECONCILE = "reconcile"
-    """``reviewed-only`` policy: the same write was requested before and its outcome is unknown (no result, or
-    an error), and the tool's reviewed rule declares no retry contract: state must be reconciled first."""
-    OUT_OF_SCOPE = "out-of-scope"
-    """``reviewed-only`` policy: the call's server, tool or a destination is outside the scope the user gave."""
-    REVIEW_REQUESTED = "review-requested"
-    """``reviewed-only`` policy: the tool's action metadata (``requiresReview: true``) asks for a person's
-    confirmation before each call."""
-
-
-class EvidenceKind(StrEnum):
-    """What an evidence item shows."""
-
-    FRAGMENT = "fragment"
-    DESTINATION = "destination"
-    STEERING = "steering"
-    """An argument value of a steered action, and the call whose untrusted content chose it."""
-    UNEXAMINED = "unexamined"
-    """Content of the session that a bound left unexamined, and the call that returned it."""
-    SCOPE = "scope"
-    """What lies outside the scope the user gave (a server, a tool, a destination)."""
-    RETRY = "retry"
-    """The earlier attempt of a repeated write whose outcome is unknown (named in the detail: not a data flow)."""
 
 
 class Evidence(BaseModel):
@@ -272,36 +202,10 @@ _MAX_LINE_CHARS = 600
 _EXCERPT_CHARS = 48
 _SPACES = re.compile(r"\s+")
 
-# Who chose a destination, as the evidence says it (monitor.models.Origin values).
-_ORIGINS = {
-    "attacker-suggested": "an address only untrusted content{source} suggested",
-    "unseen": "a destination that appears nowhere in the session",
-    "lookalike": "which imitates a destination you named",
-    "listing": "taken from a listing{source}",
-    "private-text": "taken from private content{source}",
-    "user-delegated": "from a place you pointed at",
-    "user-sanctioned": "which you named",
-    "allowlisted": "which is allowlisted",
-}
-_CLAUSES: dict[Reason, str] = {
-    Reason.PRIVATE_SOURCE_STEERED: "that data was read where untrusted content pointed",
-    Reason.PRIVATE_TO_SHARED_PLACE: "it puts private data where others can read it",
-    Reason.PRIVATE_PARAPHRASE: "it paraphrases private data of the session",
-    Reason.PRIVATE_FILE_SENT: "it uploads a private file",
-    Reason.PRIVATE_IN_UNREQUESTED_SEND: "you did not ask for a send of this kind, and it carries private data",
-    Reason.PRIVATE_IN_EMBEDDED_URL: "a URL in it that is fetched when shown (an image) carries private data to a "
-    "host you did not name",
-    Reason.ARGUMENTS_UNAVAILABLE: "its arguments could not all be examined",
-    Reason.EVIDENCE_TRUNCATED: "content of the session too large to examine in full could be in it",
-    Reason.MONITOR_ERROR: "the monitor failed while checking it",
-    Reason.BASELINE_ASKS: "your client's own rules ask about it",
-    Reason.BASELINE_BLOCKS: "your client's own rules block it",
-    Reason.ENFORCED: "enforce mode blocks it",
-    Reason.TOOL_UNREVIEWED: "the tool has no reviewed record (reviewed-only policy)",
-    Reason.APPROVAL_REQUIRED: "it writes and no approval for it is on record",
-    Reason.RECONCILE: "the same call was made before and its outcome is unknown: reconcile first",
-    Reason.REVIEW_REQUESTED: "the tool asks for your confirmation before each call",
-}
+# What the line says of a destination, by who chose it (monitor.models.Origin values), and of a reason: the
+# clauses of REASON_WORDING, where each reason's words are kept beside its explanation.
+_ORIGINS = {w.origin.value: w.clause for w in REASON_WORDING.values() if w.origin is not None and w.clause}
+_CLAUSES = {r: w.clause for r, w in REASON_WORDING.items() if w.origin is None and w.clause}
 
 
 def _describe_decision(decision: Decision, tool: str, tools_by_call: Mapping[str, str] | None = None) -> str:

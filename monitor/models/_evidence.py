@@ -20,6 +20,7 @@ class DestinationKind(StrEnum):
     """Where goods or letters are delivered: the street line of a shipping address."""
 
 
+# Origin lists its members as DestinationKind does: two enumerations of one shape, not repeated code.
 class Origin(StrEnum):
     """Who chose a destination, judged by where the session first saw it (strongest claim first)."""
 

@@ -1,4 +1,5 @@
-"""What a session monitor pushes to its sink as it happens: decisions, alerts and changes of level."""
+"""What a session monitor pushes to its sink as it happens: decisions, alerts, changes of level and its own
+failures."""
 
 from __future__ import annotations
 
@@ -40,3 +41,16 @@ class LevelChanged(BaseModel):
     session_id: str
     level: Level
     legs: tuple[Leg, ...]
+
+
+class MonitorFailed(BaseModel):
+    """The monitor failed inside an operation on a session (``operation``: ``before_call``, ``after_call``, …):
+    ``error`` is the exception in one line. A call being decided was answered ``confirm`` (reason
+    ``monitor-error``); ``call_id`` names it when the failure was about one call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session_id: str
+    operation: str
+    error: str
+    call_id: str | None = None

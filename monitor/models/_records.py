@@ -24,6 +24,10 @@ class SessionEnd(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     session_id: str
+    source: str | None = None
+    """Where the reader ended the session, set by the reader: the input's name when the input ended, or the record
+    (``file:line``, ``file#…``) whose arrival closed it (a bound on open sessions, an idle session); None for
+    ends made in memory."""
 
 
 Record = Event | RecordError | SessionEnd

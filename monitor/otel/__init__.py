@@ -164,6 +164,7 @@ _HOMES = {
 }
 
 
+# The PEP 562 loader the top-level package has too: each keeps its own, as neither may import the other.
 def __getattr__(name: str) -> Any:
     """Import a public name on first use."""
     home = _HOMES.get(name)

@@ -8,13 +8,10 @@ standard input (:func:`pack_config`, :func:`unpack_config`).
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from monitor.decide import Policy
-from monitor.models import Posture
-from monitor.session import SessionMonitor
-from monitor.types import OverrideSource
+from monitor.session import MonitorConfig, SessionMonitor
 
 
 class WorkerKind(StrEnum):
@@ -47,8 +44,8 @@ class ProcessorConfig:
     each side of the pipe; ``max_engine_bytes`` the engine process's resident memory (beyond
     it, the least recently active sessions are ended, as beyond ``max_sessions``); ``check_timeout`` is how
     long ``check_tool_call`` waits (seconds). ``level_stamps`` says which spans get the level and legs;
-    ``engine_niceness`` lowers the engine process's priority. ``posture``, ``policy`` and ``rules``
-    configure the :class:`SessionMonitor` the engine feeds; the annotations of tools listed by a server named in
+    ``engine_niceness`` lowers the engine process's priority. ``monitor_config`` configures the
+    :class:`SessionMonitor` the engine feeds; the annotations of tools listed by a server named in
     ``trusted_servers`` are trusted (their hints may lower risk). ``guardrail_attributes`` also writes each
     decision with the proposed guardrail attribute names (:mod:`monitor.otel._guardrail`). With
     ``decision_notices`` the engine sends every decision back as a notice, for the processor's ``sink``.
@@ -66,9 +63,7 @@ class ProcessorConfig:
     check_timeout: float = 5.0
     level_stamps: LevelStamps = LevelStamps.TOOLS
     engine_niceness: int = 10
-    posture: Posture = Posture.BALANCED
-    policy: Policy | None = None
-    rules: OverrideSource | None = None
+    monitor_config: MonitorConfig = field(default_factory=MonitorConfig)
     trusted_servers: frozenset[str] = frozenset()
     guardrail_attributes: bool = False
     decision_notices: bool = False
@@ -82,12 +77,11 @@ class ProcessorConfig:
             raise ValueError("engine_niceness must be from 0 (the application's priority) to 19 (the lowest)")
         # Given as text, the enumerations are held as members from here on.
         object.__setattr__(self, "level_stamps", LevelStamps(self.level_stamps))
-        object.__setattr__(self, "posture", Posture(self.posture))
         object.__setattr__(self, "trusted_servers", frozenset(self.trusted_servers))
 
     def make_monitor(self) -> SessionMonitor:
-        """A new :class:`SessionMonitor` with this configuration's posture, policy and rules."""
-        return SessionMonitor(posture=self.posture, policy=self.policy, rules=self.rules)
+        """A new :class:`SessionMonitor` made with :attr:`monitor_config`."""
+        return SessionMonitor(self.monitor_config)
 
 
 def pack_config(config: ProcessorConfig) -> bytes:

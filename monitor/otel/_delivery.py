@@ -70,8 +70,8 @@ class Delivery:
     Nothing is delivered until :meth:`start` names the :class:`Listener` that hears what comes back. What
     fails on the delivery thread is counted (``deliver``, ``start_worker``, ``worker_exit``), never raised.
     ``monitor`` is the one an engine on a thread feeds (None: one is made from ``config`` when needed).
-    Each record is numbered as it is queued, and ``progress`` told (:mod:`~monitor.otel._progress`; one of its
-    own unless given); each batch ends with a mark the engine acknowledges.
+    Each record is numbered as it is queued, and ``progress`` told (:mod:`~monitor.otel._progress`: the one the
+    session links stamp spans from); each batch ends with a mark the engine acknowledges.
     """
 
     def __init__(
@@ -82,10 +82,10 @@ class Delivery:
         metrics: MetricsExporter | None,
         monitor: SessionMonitor | None,
         worker_kind: WorkerKind,
-        progress: EngineProgress | None = None,
+        progress: EngineProgress,
     ) -> None:
         self._config = config
-        self._progress = progress if progress is not None else EngineProgress(config.max_sessions)
+        self._progress = progress
         self._clock = clock
         self._failures = failures
         self._metrics = metrics

@@ -168,7 +168,8 @@ class SpanEngine:
         self._decided: Counter[str] = Counter()
         self._session_cap = config.max_sessions
         # With guardrail attributes: the decisions made since the last look, written once their span is known.
-        self._policy_id = make_policy_id(config.posture.value, config.policy) if config.guardrail_attributes else None
+        made = config.monitor_config
+        self._policy_id = make_policy_id(made.posture.value, made.policy) if config.guardrail_attributes else None
         self._fresh_decisions: list[CallDecided] = []
 
     # -- entry point --------------------------------------------------------------------------------
@@ -474,11 +475,13 @@ class SpanEngine:
         self._send([rec.OUT_ERROR, kind, count, text if first else ""])
 
     def _sync_engine_errors(self) -> None:
-        """Report the failures the monitor caught and logged itself (SessionMonitor never raises)."""
+        """Report the failures the monitor caught itself (it never raises): how many, and the first one's."""
         new = self.monitor.internal_errors - self._engine_errors_seen
         if new > 0:
             self._engine_errors_seen += new
-            self._report_error("monitor", "the monitor failed and answered 'confirm'", new)
+            failed = self.monitor.take_failures()
+            said = f" (in {failed[0].operation}: {failed[0].error})" if failed else ""
+            self._report_error("monitor", f"the monitor failed and answered 'confirm'{said}", new)
 
     @property
     def tracked_spans(self) -> int:

@@ -46,8 +46,8 @@ from monitor.otel._names import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID, Trifecta
 from monitor.otel._progress import write_level
 from monitor.otel._receiver import Receiver
 from monitor.otel._requests import Requests
-from monitor.session import SessionMonitor
-from monitor.types import AlertSink, OverrideSource
+from monitor.session import MonitorConfig, RuleChoice, SessionMonitor
+from monitor.types import AlertSink
 
 # The class of the spans the SDK's tracer makes: tested first, as ``isinstance`` on an abstract class runs Python.
 _SDK_SPAN: type = getattr(sdk_trace, "_Span", Span)
@@ -59,8 +59,9 @@ class TrifectaSpanProcessor(SpanProcessor):
     Add it with ``provider.add_span_processor(TrifectaSpanProcessor(logger_provider=...))``. The engine runs
     off the application's threads: in a child process (``worker="process"``, the default when no
     ``monitor`` is given) or on the processor's delivery thread (``worker="thread"``, the default, and the
-    only choice, when a ``monitor`` object is given). ``rules``, ``posture`` and ``policy`` configure a new
-    :class:`SessionMonitor`.
+    only choice, when a ``monitor`` object is given). ``monitor_config`` (a :class:`~monitor.session.MonitorConfig`)
+    configures a new :class:`SessionMonitor`; ``rules``, ``posture`` and ``policy`` are its fields given one by
+    one (they change ``monitor_config``'s).
 
     ``on_alert`` is called with a :class:`TrifectaAlert` for each alert; ``sink`` (an
     :class:`~monitor.types.AlertSink`, as a :class:`SessionMonitor` takes) is pushed every decision, change of
@@ -98,7 +99,8 @@ class TrifectaSpanProcessor(SpanProcessor):
         self,
         monitor: SessionMonitor | None = None,
         *,
-        rules: OverrideSource | None = None,
+        monitor_config: MonitorConfig | None = None,
+        rules: RuleChoice | None = None,
         posture: Posture | str | None = None,
         policy: Policy | None = None,
         worker: WorkerKind | str | None = None,
@@ -121,8 +123,11 @@ class TrifectaSpanProcessor(SpanProcessor):
     ) -> None:
         if isinstance(trusted_servers, str):  # a set of its letters is never what was meant
             raise ValueError("trusted_servers takes server names (a list), not one string")
-        if monitor is not None and (rules is not None or posture is not None or policy is not None):
-            raise ValueError("give either a monitor or rules/posture/policy for a new one, not both")
+        shorthands = {"rules": rules, "posture": posture, "policy": policy}
+        given = {name: value for name, value in shorthands.items() if value is not None}
+        if monitor is not None and (given or monitor_config is not None):
+            raise ValueError("give either a monitor or monitor_config/rules/posture/policy for a new one, not both")
+        made_with = monitor_config or MonitorConfig()
         self.config = ProcessorConfig(
             max_spans=max_spans,
             span_ttl=span_ttl,
@@ -133,9 +138,7 @@ class TrifectaSpanProcessor(SpanProcessor):
             check_timeout=check_timeout,
             level_stamps=LevelStamps(level_stamps),
             engine_niceness=engine_niceness,
-            posture=Posture(posture or Posture.BALANCED),
-            policy=policy,
-            rules=rules,
+            monitor_config=made_with.replace(**given) if given else made_with,
             trusted_servers=frozenset(trusted_servers),
             guardrail_attributes=guardrail_attributes,
             decision_notices=sink is not None,

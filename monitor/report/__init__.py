@@ -6,12 +6,12 @@ SARIF 2.1.0; client tables (computed in :mod:`monitor.clients`) as a table or JS
 anything: it renders values computed on lower floors.
 """
 
+from monitor.models import REASON_WORDING, ReasonWording
 from monitor.report._clients import clients_to_json, render_clients
 from monitor.report._document import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json, summary_to_json
 from monitor.report._evaluation import print_evaluation
 from monitor.report._explain import find_call, render_explanation, word_reason
-from monitor.report._explain_words import REASON_WORDING, ReasonWording
-from monitor.report._fit import fit_table, resolve_width
+from monitor.report._fit import fit_table, make_console, resolve_width
 from monitor.report._html import HtmlLimits, HtmlReportWriter, render_html_report
 from monitor.report._html_texts import CallTextRecorder
 from monitor.report._lint import lint_markdown_table, lint_to_json, lint_to_sarif, print_lint_table
@@ -40,6 +40,7 @@ __all__ = [
     "lint_markdown_table",
     "lint_to_json",
     "lint_to_sarif",
+    "make_console",
     "print_evaluation",
     "print_lint_table",
     "print_scenarios",

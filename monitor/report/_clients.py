@@ -26,18 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from monitor.clients import CLIENT_TITLES, MONITOR_ASKS, Client, ClientAction, ClientTable
 from monitor.models import HINT_MEMBERS
-from monitor.report._fit import fit_table, fits_whole, measure_table, resolve_width
+from monitor.report._fit import fit_table, fits_whole, make_console, measure_table, resolve_width
 from monitor.report._table import format_leg_letters
 from monitor.report._table_style import make_table
 
 SCHEMA_VERSION = 1
-_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 
 _ACTION_STYLE = {
     ClientAction.RUN: "green",
@@ -104,14 +102,7 @@ def render_clients(
     is set): cells wrap, and a terminal too narrow for every column gets two or three tables per tool list
     (hints and legs, the clients, the monitor), each naming the tool. ``wide``, or other output: nothing is wrapped."""
     width = resolve_width(out, wide=wide, width=width)
-    console = Console(
-        file=out,
-        no_color=color is False,
-        force_terminal=color,
-        width=width or _UNBOUNDED,
-        highlight=False,
-        soft_wrap=width is None,
-    )
+    console = make_console(out, width, color=color)
     for table in tables:
         where = table.file if table.line is None else f"{table.file}:{table.line}"
         console.print(Text.assemble((table.server, "bold"), f" ({where})"))

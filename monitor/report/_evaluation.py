@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from rich.console import Console
 from rich.table import Table
 
 from monitor.clients import CLIENT_TITLES, Client
-from monitor.report._fit import PADDING, fit_table, measure_table, resolve_width
+from monitor.report._fit import PADDING, fit_table, make_console, measure_table, resolve_width
 from monitor.report._table_style import make_table
 
-_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 _EXFILTRATION = "exfiltration"
 _UNREQUESTED = "unauthorized_action"
 
@@ -36,9 +34,7 @@ class _Printer:
 
     def __init__(self, out: IO[str], width: int | None) -> None:
         self.width = width
-        self.console = Console(
-            file=out, width=width or _UNBOUNDED, highlight=False, markup=False, soft_wrap=width is None
-        )
+        self.console = make_console(out, width, markup=False)
 
     def print(self, *objects: Any, **options: Any) -> None:
         """Print ``objects`` (text is never read as markup: ``[exfiltration]`` is printed as it is)."""

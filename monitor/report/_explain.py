@@ -3,7 +3,8 @@
 For the session: its level, its legs and which call brought each (with the rule, annotation hint or heuristic
 that gave it), and its calls. For the decision (the call that raised the session to its level, or the call
 asked for): its action and level, the alert path, each piece of evidence (what matched, which call it came
-from, where it goes) and, reason by reason, what would change the decision (:data:`REASON_WORDING`).
+from, where it goes) and, reason by reason, what would change the decision (the explanations of
+:data:`monitor.models.REASON_WORDING`, the one table of what each reason means).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rich.text import Text
 
 from monitor.models import (
     LEG_ORDER,
+    REASON_WORDING,
     Alert,
     CallReport,
     Evidence,
@@ -28,10 +30,10 @@ from monitor.models import (
     Leg,
     PathRole,
     Reason,
+    ReasonWording,
     SessionReport,
     sort_legs,
 )
-from monitor.report._explain_words import look_up_wording
 from monitor.report._fit import is_terminal
 from monitor.report._table_style import ACTION_STYLE, LEVEL_STYLE
 
@@ -63,7 +65,7 @@ def find_call(report: SessionReport, key: str) -> CallReport | None:
 
 def word_reason(reason: Reason, call: CallReport, report: SessionReport) -> str:
     """Return what ``reason`` on ``call``'s decision means and what would change it, in plain words."""
-    wording = look_up_wording(reason)
+    wording = REASON_WORDING.get(reason) or ReasonWording(reason.value, clause=None)
     evidence = [e for e in call.decision.evidence if wording.evidence is None or e.kind is wording.evidence]
     if wording.origin is not None:
         evidence = [

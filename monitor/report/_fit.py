@@ -113,6 +113,25 @@ def resolve_width(out: IO[str], *, wide: bool = False, width: int | None = None)
     return Console(file=out).width
 
 
+UNBOUNDED = 100_000
+"""The console width of output that is not fitted: nothing wraps."""
+
+
+def make_console(out: IO[str], width: int | None, *, color: bool | None = None, markup: bool = True) -> Console:
+    """Return the console every table is printed with: ``width`` wide (None: unbounded, nothing wraps or is cut),
+    colour as ``color`` says (None: when ``out`` is a terminal), never highlighting numbers or words; with
+    ``markup=False`` text in brackets is printed as it is."""
+    return Console(
+        file=out,
+        no_color=color is False,
+        force_terminal=color,
+        width=width or UNBOUNDED,
+        highlight=False,
+        markup=markup,
+        soft_wrap=width is None,
+    )
+
+
 def is_terminal(out: IO[str]) -> bool:
     """Return whether ``out`` is a terminal (False for anything that cannot tell)."""
     try:

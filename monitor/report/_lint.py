@@ -32,7 +32,7 @@ from rich.text import Text
 from monitor import __version__
 from monitor.lint import LINT_RULES, LintFinding, LintReport, LintSeverity, ListingLint
 from monitor.models import Severity
-from monitor.report._fit import fit_table, resolve_width
+from monitor.report._fit import fit_table, make_console, resolve_width
 from monitor.report._sarif_log import TOOL_NAME, build_physical_location, build_rule, build_sarif_log
 from monitor.report._table_style import SEVERITY_STYLE, make_table
 
@@ -150,20 +150,12 @@ def lint_to_sarif(report: LintReport) -> dict[str, Any]:
 # -- table --------------------------------------------------------------------------------------------------
 
 
-_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 _KEEP_WHOLE = 1_000  # a floor no column reaches: the finding id and severity never fold
 _FLOORS = {0: 16, 1: _KEEP_WHOLE, 2: _KEEP_WHOLE, 3: 4, 4: 12}  # tool or file, id, severity, pointer, message
 
 
 def _console(out: IO[str], color: bool | None, width: int | None) -> Console:
-    return Console(
-        file=out,
-        no_color=color is False,
-        force_terminal=color,
-        width=width or _UNBOUNDED,
-        highlight=False,
-        soft_wrap=width is None,
-    )
+    return make_console(out, width, color=color)
 
 
 def _plural(n: int, noun: str) -> str:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from rich.console import Console
 from rich.text import Text
 
-from monitor.report._fit import fit_table, resolve_width
+from monitor.report._fit import fit_table, make_console, resolve_width
 from monitor.report._table_style import make_table
 from monitor.scenarios import ScenarioKind, ScenarioReport
-
-_UNBOUNDED = 100_000  # output that is not fitted: nothing wraps
 
 
 def scenarios_to_json(report: ScenarioReport) -> dict[str, Any]:
@@ -43,7 +40,7 @@ def print_scenarios(report: ScenarioReport, out: IO[str], *, wide: bool = False)
     """Print one row per scenario (id, kind, area, pass or FAIL, what failed), then the summary line; the table
     fits the terminal's width (``COLUMNS``) unless ``wide``, its cells wrapped, never cut."""
     width = resolve_width(out, wide=wide)
-    console = Console(file=out, width=width or _UNBOUNDED, highlight=False, markup=False, soft_wrap=width is None)
+    console = make_console(out, width, markup=False)
     table = make_table("Scenarios")
     for name in ("scenario", "kind", "area", "result", "what failed"):
         table.add_column(name)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import IO
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from monitor.models import Action, AnalysisSummary, Leg, Level, RecordError, SessionReport
-from monitor.report._fit import PADDING, ColumnFit, fit_columns, resolve_width
+from monitor.report._fit import PADDING, ColumnFit, fit_columns, make_console, resolve_width
 from monitor.report._table_style import make_table, style_level
 
 LEG_LETTER = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "X"}
@@ -30,7 +29,7 @@ _COLUMNS = (
     ("source", ColumnFit(SOURCE_WIDTH, 10, 6)),
     ("session", ColumnFit(24, 24, 12)),
 )
-_UNBOUNDED = 100_000  # the console never squeezes a row: long session ids stay whole
+_SOURCE = [header for header, _ in _COLUMNS].index("source")
 
 
 def format_leg_letters(legs: tuple[Leg, ...] | frozenset[Leg]) -> str:
@@ -80,14 +79,7 @@ class TableWriter:
         self._widths = fit_columns(self._width, fits) if self._width else [fit.designed for fit in fits]
         if self._width:  # the session id takes the rest of the line
             self._widths[-1] = max(self._widths[-1], self._width - sum(self._widths[:-1]) - PADDING * len(fits[1:]))
-        self._console = Console(
-            file=out,
-            no_color=color is False,
-            force_terminal=color,
-            width=self._width or _UNBOUNDED,
-            highlight=False,
-            soft_wrap=not self._width,
-        )
+        self._console = make_console(out, self._width or None, color=color)
         self._console.print(self._table(show_header=True))
 
     def _table(self, *cells: Text, show_header: bool = False) -> Table:
@@ -122,7 +114,7 @@ class TableWriter:
                 Text(str(sum(a.asked_as is Action.CONFIRM for a in actions))),
                 Text(str(actions.count(Action.DENY))),
                 Text(raised_by),
-                Text(source if self._wide else shorten_source(source, self._widths[6])),
+                Text(source if self._wide else shorten_source(source, self._widths[_SOURCE])),
                 Text(report.session_id),
             )
         )

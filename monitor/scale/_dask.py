@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from monitor.analysis import AnalysisProgress
-from monitor.errors import InputError
+from monitor.errors import InputError, describe_exception
 from monitor.ingest import InputFormat, InputPart, partition_inputs
 from monitor.models import RecordError, SessionReport
 from monitor.scale._engine import (
@@ -26,7 +26,6 @@ from monitor.scale._engine import (
     PartResult,
     analyze_part,
     count_cores,
-    describe_exception,
     fail_part,
 )
 

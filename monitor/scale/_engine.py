@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.analysis import AnalysisProgress, analyze_records
-from monitor.classify import LoadedRule, RuleSet
-from monitor.decide import Policy
+from monitor.classify import RuleSet
 from monitor.ingest import InputPart, read_part
-from monitor.models import Posture, RecordError, SessionReport
-from monitor.session import SessionMonitor
+from monitor.models import RecordError, SessionReport
+from monitor.session import MonitorConfig, SessionMonitor
 
 _MONITOR_LOGGER = "monitor"
 
@@ -36,39 +35,25 @@ def count_cores() -> int:
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """What a worker needs to build the engine the single-process run builds: the posture, the decision policy
-    and the rule packs (loaded once, by the process that starts the run, and shipped to the workers: a worker
-    reads no rules file). ``debug`` prints each engine failure's traceback on the worker's standard error."""
+    """What a worker needs to build the engine the single-process run builds: the monitor's configuration, with
+    its rule packs loaded once by the process that starts the run and shipped to the workers (a worker reads no
+    rules file). ``debug`` prints each engine failure's traceback on the worker's standard error."""
 
-    posture: Posture = Posture.BALANCED
-    policy: Policy = field(default_factory=Policy)
-    rules: RuleSet | None = None
+    config: MonitorConfig = field(default_factory=MonitorConfig)
     debug: bool = False
 
     @property
     def key(self) -> str:
         """Return what tells two specs apart (a worker keeps one engine per key)."""
-        rules = self.rules.sha256 if self.rules is not None else "builtin"
-        return f"{self.posture.value}|{rules}|{self.policy.model_dump_json()}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle the rule packs as their loaded files (a :class:`RuleSet` is rebuilt from them on arrival: its
-        own lookup tables are keyed by object identity and do not survive a copy)."""
-        files = (self.rules.rules, self.rules.sha256) if self.rules is not None else None
-        return (_rebuild_spec, (self.posture, self.policy, files, self.debug))
+        rules = self.config.rules
+        named = rules.sha256 if isinstance(rules, RuleSet) else rules if isinstance(rules, str) else f"id{id(rules)}"
+        config = self.config
+        bounds = f"{config.evidence_budget}|{config.read_bounds}"
+        return f"{config.posture.value}|{named}|{bounds}|{config.policy.model_dump_json()}"
 
     def build_monitor(self) -> SessionMonitor:
         """Return a new engine as the spec says."""
-        if self.rules is None:
-            return SessionMonitor(posture=self.posture, policy=self.policy)
-        return SessionMonitor(posture=self.posture, policy=self.policy, rules=self.rules, builtin_rules=False)
-
-
-def _rebuild_spec(
-    posture: Posture, policy: Policy, files: tuple[tuple[LoadedRule, ...], str] | None, debug: bool
-) -> EngineSpec:
-    rules = RuleSet(files[0], files[1]) if files is not None else None
-    return EngineSpec(posture=posture, policy=policy, rules=rules, debug=debug)
+        return SessionMonitor(self.config)
 
 
 @dataclass(frozen=True)
@@ -122,13 +107,6 @@ def fail_part(part: InputPart, what: str) -> PartResult:
     """The result of a part a worker could not analyse: one error naming the part, and nothing else from it."""
     error = RecordError(source=part.name, message=f"{what}; the sessions of this part are not reported")
     return PartResult(part.index, (error,), 0)
-
-
-def describe_exception(exc: BaseException) -> str:
-    """Return an exception in one line: its type and its text."""
-    text = " ".join(str(exc).split())
-    text = text if len(text) <= 200 else text[:199] + "…"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class Merger:

@@ -21,9 +21,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from monitor.analysis import AnalysisProgress
+from monitor.errors import describe_exception
 from monitor.ingest import InputFormat, InputPart, partition_inputs
 from monitor.models import RecordError, SessionReport
-from monitor.scale._engine import EngineSpec, Merger, PartResult, analyze_part, describe_exception, fail_part
+from monitor.scale._engine import EngineSpec, Merger, PartResult, analyze_part, fail_part
 
 WINDOW_PER_WORKER = 4
 """Parts split ahead per worker: enough to keep every worker busy while one slow part holds up the merge."""

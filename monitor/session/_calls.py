@@ -8,7 +8,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from monitor.classify import CallClassification, Classifier, apply_labels, read_result_labels
-from monitor.decide import CallFacts, Policy, decide
+from monitor.decide import (
+    CallFacts,
+    CargoFacts,
+    ContextFacts,
+    IntentFacts,
+    Policy,
+    RequestFacts,
+    RouteFacts,
+    decide,
+)
 from monitor.evidence import (
     ReadBounds,
     Reading,
@@ -61,44 +70,29 @@ def decide_call(
     sends = SendEvidence()
     if Leg.EXTERNAL_COMMUNICATION in legs_call and level_before is Level.ARMED and examined:
         sends = gather_send_evidence(state, policy.allowlist, server, tool, examined, classified.destinations)
-    fragments = sends.fragments
     # A steered action needs untrusted content in the context: only then are its effects worth reading.
     steerable = policy.hijack and args is not None and Leg.UNTRUSTED_CONTENT in legs_before
     effects, steered_by = find_steered_action(state, context, examined) if steerable else (frozenset(), None)
-    steered, unexamined, unexamined_sources = _find_steered_sources(state, fragments)
+    steered, unexamined, unexamined_sources = _find_steered_sources(state, sends.fragments)
     own_store = _writes_own_store(state, tool, level_before, examined)
-    reviewed, attempt = gather_reviewed_facts(state, policy, context, classified, examined, args_cut)
+    review, attempt = gather_reviewed_facts(state, policy, context, classified, examined, args_cut)
     facts = CallFacts(
-        **reviewed,
-        level_before=level_before,
-        annotations=known[0].annotations if known else None,
-        steered_sources=steered,
-        shared_place=sends.shared_place,
-        asked_sources=sends.asked_sources,
-        delegate_sources=sends.delegate_sources,
-        delegable=sends.delegable,
         call_id=unique_id,
-        legs_before=legs_before,
-        legs_call=legs_call,
-        rule_ids=classified.rule_ids,
-        arguments_available=args is not None and not args_cut,
-        destinations=sends.destinations,
-        embedded=sends.embedded,
-        embedded_fragments=sends.embedded_fragments,
-        fragments=fragments,
-        targets=sends.targets,
-        nothing_new=sends.nothing_new,
-        own_store=own_store,
-        action_asked=not (fragments or unexamined) or asks_for_action(state.index.user_text, tool),
-        effects=effects,
-        steered_by=steered_by,
-        unexamined=unexamined,
-        unexamined_sources=unexamined_sources,
-        returned_sources=sends.returned_sources,
-        secret_sources=sends.secret_sources,
-        # Read only when a secret is carried: the user's words are searched for the few calls that need it.
-        secret_asked=bool(sends.secret_sources) and asks_to_send_secret(state.index.user_text),
-        composed=sends.composed,
+        context=ContextFacts(
+            level=level_before, legs=legs_before, unexamined=unexamined, unexamined_sources=unexamined_sources
+        ),
+        request=RequestFacts(
+            legs=legs_call,
+            rule_ids=classified.rule_ids,
+            arguments_available=args is not None and not args_cut,
+            annotations=known[0].annotations if known else None,
+            effects=effects,
+            steered_by=steered_by,
+        ),
+        route=_gather_route(sends, own_store),
+        cargo=_gather_cargo(sends, steered),
+        intent=_gather_intent(state, tool, sends, unexamined),
+        review=review,
     )
     decision = note_call_id(decide(policy, facts), call_id)
     remember_attempt(state, attempt, unique_id, denied=decision.action is Action.DENY)
@@ -107,6 +101,42 @@ def decide_call(
     )
     record_call(state, record, examined, legs_before, classified)
     return decision
+
+
+def _gather_route(sends: SendEvidence, own_store: bool) -> RouteFacts:
+    """Where the call sends, from its send evidence."""
+    return RouteFacts(
+        destinations=sends.destinations,
+        targets=sends.targets,
+        embedded=sends.embedded,
+        shared_place=sends.shared_place,
+        nothing_new=sends.nothing_new,
+        own_store=own_store,
+    )
+
+
+def _gather_cargo(sends: SendEvidence, steered: frozenset[str]) -> CargoFacts:
+    """What the call carries, from its send evidence and the sources untrusted content steered."""
+    return CargoFacts(
+        fragments=sends.fragments,
+        embedded_fragments=sends.embedded_fragments,
+        composed=sends.composed,
+        steered_sources=steered,
+        returned_sources=sends.returned_sources,
+        secret_sources=sends.secret_sources,
+    )
+
+
+def _gather_intent(state: SessionState, tool: str, sends: SendEvidence, unexamined: frozenset[Leg]) -> IntentFacts:
+    """What the user's words ask for or allow, as far as the call needs: they are searched for an action of the
+    tool's kind only when the call may carry private content, and for a secret only when it carries one."""
+    return IntentFacts(
+        asked_sources=sends.asked_sources,
+        delegate_sources=sends.delegate_sources,
+        delegable=sends.delegable,
+        action_asked=not (sends.fragments or unexamined) or asks_for_action(state.index.user_text, tool),
+        secret_asked=bool(sends.secret_sources) and asks_to_send_secret(state.index.user_text),
+    )
 
 
 def _find_steered_sources(

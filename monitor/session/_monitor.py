@@ -38,13 +38,16 @@ guards the table of sessions. A sink is pushed what happened once the session's 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
+import warnings
+from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from monitor.classify import Classifier, load_builtin_rules
+from monitor.classify import Classifier
 from monitor.decide import Policy, Scope, decide_on_monitor_error
+from monitor.errors import describe_exception
 from monitor.evidence import ContentIndex, ReadBounds
 from monitor.models import (
     AlertKind,
@@ -56,6 +59,8 @@ from monitor.models import (
     Finding,
     FragmentMatch,
     Leg,
+    LevelChanged,
+    MonitorFailed,
     Posture,
     ServerIdentity,
     SessionReport,
@@ -74,29 +79,23 @@ from monitor.session._boundary import (
     warn_reused_call_id,
 )
 from monitor.session._calls import commit_older, decide_call, record_result
+from monitor.session._config import MonitorConfig, RuleChoice
 from monitor.session._embedded import check_reply
 from monitor.session._facts import alert_on_flow, alert_on_truncation, find_kept_private
 from monitor.session._servers import register_listing
 from monitor.session._state import Notice, SessionState
-from monitor.types import AlertSink, OverrideSource
+from monitor.session._table import SessionTable
+from monitor.types import AlertSink, FailureSink
 
 logger = logging.getLogger("monitor")
 
 _CONVERSATION = ""
+_KEPT_FAILURES = 1000
 _T = TypeVar("_T")
 
 
 def _nothing() -> None:
     return None
-
-
-@dataclass
-class _Slot:
-    """One session held by the monitor, with the lock that orders the operations on it."""
-
-    state: SessionState
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    ended: bool = False
 
 
 class SessionMonitor:
@@ -105,39 +104,64 @@ class SessionMonitor:
     Every method is safe to call from an agent host: it never raises. If the monitor itself fails,
     :meth:`before_call` answers ``confirm`` with the reason ``monitor-error`` and the failure is logged.
 
-    ``sink`` (an :class:`~monitor.types.AlertSink`) is pushed every decision, alert and change of level as it
-    happens, once the operation that caused it is over: hosts and exporters need not poll :meth:`session`.
-    ``read_bounds`` (a :class:`~monitor.evidence.ReadBounds`) limits the work of reading one result; what a bound
-    leaves out counts against later sends (``evidence-truncated``).
+    ``config`` (a :class:`MonitorConfig`) says how it classifies and decides; the keyword arguments
+    ``posture``, ``policy``, ``rules``, ``evidence_budget`` and ``read_bounds`` are the same fields given one by
+    one (they change ``config``'s, when both are given). ``rules`` takes an override source, ``"builtin"`` (the
+    default) or ``"none"``; ``read_bounds`` (a :class:`~monitor.evidence.ReadBounds`) limits the work of reading
+    one result, and what a bound leaves out counts against later sends (``evidence-truncated``). ``sink`` (an
+    :class:`~monitor.types.AlertSink`) is pushed every decision, alert and change of level as it happens, once
+    the operation that caused it is over: hosts and exporters need not poll :meth:`session`.
+    ``builtin_rules=False`` is the deprecated spelling of ``rules="none"``.
     """
 
     def __init__(
         self,
+        config: MonitorConfig | None = None,
         *,
-        posture: Posture | str = Posture.BALANCED,
-        policy: Policy | None = None,
-        rules: OverrideSource | None = None,
-        builtin_rules: bool = True,
-        evidence_budget: int = 50_000,
         sink: AlertSink | None = None,
+        posture: Posture | str | None = None,
+        policy: Policy | None = None,
+        rules: RuleChoice | None = None,
+        evidence_budget: int | None = None,
         read_bounds: ReadBounds | None = None,
+        builtin_rules: bool | None = None,
     ) -> None:
-        self.posture = Posture(posture)
-        self.policy = policy or Policy()
-        if rules is None and builtin_rules:
-            rules = load_builtin_rules()
-        self.rules = rules
-        self.classifier = Classifier(self.posture, rules)
-        self.evidence_budget = evidence_budget
-        self.read_bounds = read_bounds or ReadBounds()
+        given = {
+            name: value
+            for name, value in (
+                ("posture", posture),
+                ("policy", policy),
+                ("rules", rules),
+                ("evidence_budget", evidence_budget),
+                ("read_bounds", read_bounds),
+            )
+            if value is not None
+        }
+        if builtin_rules is not None:
+            warnings.warn(
+                "SessionMonitor(builtin_rules=...) is deprecated: pass rules='none' for no reviewed overrides",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            if not builtin_rules and rules is None:
+                given["rules"] = "none"
+        self.config = (config or MonitorConfig()).replace(**given) if given else (config or MonitorConfig())
+        """What this monitor was made with (the keyword arguments, when given, change ``config``'s fields)."""
+        self.posture = self.config.posture
+        self.policy = self.config.policy
+        self.rules = self.config.load_rules()
+        self.classifier = Classifier(self.posture, self.rules)
+        self.evidence_budget = self.config.evidence_budget
+        self.read_bounds = self.config.read_bounds
         """The limits on reading one result; what they leave out counts against later sends."""
         self._sink = sink
         self.internal_errors = 0
         """Failures of the monitor itself (each logged, none raised)."""
         self.sink_errors = 0
         """Failures of the sink (each logged, none raised)."""
-        self._sessions: dict[str, _Slot] = {}
-        # Guards the table of sessions (and the counters) only: never held while a session works.
+        self._failures: deque[MonitorFailed] = deque(maxlen=_KEPT_FAILURES)
+        self._sessions: SessionTable[SessionState] = SessionTable(self._new_state)
+        # Guards the counters and the sink only: never held while a session works.
         self._registry = threading.Lock()
 
     # -- public API ---------------------------------------------------------------------------------
@@ -222,6 +246,7 @@ class SessionMonitor:
             session_id,
             lambda s: self._before_call(s, server, tool, args, call_id),
             lambda: decide_on_monitor_error(call_id),
+            call_id,
         )
         return warn_reused_call_id(decision)
 
@@ -237,8 +262,17 @@ class SessionMonitor:
         known = self._run(
             "after_call",
             session_id,
-            lambda s: record_result(s, self.classifier, self.read_bounds, self._fail, call_id, plain, errored),
+            lambda s: record_result(
+                s,
+                self.classifier,
+                self.read_bounds,
+                lambda where: self._fail(where, session_id, call_id, s),
+                call_id,
+                plain,
+                errored,
+            ),
             lambda: True,
+            call_id,
         )
         message = f"session {session_id!r}: result for unknown call {call_id!r} ignored"
         return [] if known else [warn_and_find("unknown-call-id", message)]
@@ -247,11 +281,11 @@ class SessionMonitor:
         """Return a snapshot of the session: legs, level, alerts, calls and ``.graph``. The report is a frozen
         copy: later calls do not change it. A session the monitor does not hold is reported empty, with the
         finding ``unknown-session`` (also warned)."""
-        slot = self._held(session_id)
+        slot = self._sessions.find(session_id)
         if slot is None:
             return report_unknown_session(self._new_state(session_id).to_report())
         with slot.lock:
-            return slot.state.to_report()
+            return slot.value.to_report()
 
     @property
     def sink(self) -> AlertSink | None:
@@ -262,39 +296,44 @@ class SessionMonitor:
     def sink(self, sink: AlertSink | None) -> None:
         with self._registry:
             self._sink = sink
-            slots = list(self._sessions.values())
+            slots = self._sessions.slots()
         for slot in slots:  # sessions already held are heard from too, from now on
             with slot.lock:
                 if sink is None:
-                    slot.state.notices = None
-                elif slot.state.notices is None:
-                    slot.state.notices = []
+                    slot.value.notices = None
+                elif slot.value.notices is None:
+                    slot.value.notices = []
 
     def has_session(self, session_id: str) -> bool:
         """Return whether the monitor holds the session now."""
-        with self._registry:
-            return session_id in self._sessions
+        return session_id in self._sessions
 
     def end_session(self, session_id: str) -> SessionReport:
         """Forget a session and return its final snapshot (with an ``evidence-truncated`` alert if its evidence
         reached the memory bound and was not yet reported). Memory follows the sessions still held. A session the
         monitor does not hold is reported empty, with the finding ``unknown-session`` (also warned)."""
-        with self._registry:
-            slot = self._sessions.pop(session_id, None)
+        slot = self._sessions.take(session_id)
         if slot is None:
             return report_unknown_session(self._new_state(session_id).to_report())
         with slot.lock:
-            slot.ended = True
-            state = slot.state
+            state = slot.value
             alert_on_truncation(state)
             notices = state.take_notices()
         self._push(notices)
         return state.to_report()
 
+    def take_failures(self) -> list[MonitorFailed]:
+        """Return the monitor's own failures since the last take, oldest first, and forget them (at most the last
+        1,000 are kept; :attr:`internal_errors` counts them all). Each is also logged, and pushed to a sink that
+        has ``on_failure`` (a :class:`~monitor.types.FailureSink`)."""
+        with self._registry:
+            taken = list(self._failures)
+            self._failures.clear()
+        return taken
+
     def sessions(self) -> list[str]:
         """Return the ids of the sessions held now."""
-        with self._registry:
-            return list(self._sessions)
+        return self._sessions.ids()
 
     def observe(self, event: Event) -> Decision | None:
         """Feed one event; return the decision for a ``tool_call`` and None otherwise. Events are input data:
@@ -320,20 +359,22 @@ class SessionMonitor:
 
     # -- the boundary: never raise, push what happened -------------------------------------------------
 
-    def _run(self, where: str, session_id: str, work: Callable[[SessionState], _T], fallback: Callable[[], _T]) -> _T:
-        """Run ``work`` on the session under the session's own lock; on failure log it and return ``fallback()``.
-        Then push what the work raised to the sink."""
+    def _run(
+        self,
+        where: str,
+        session_id: str,
+        work: Callable[[SessionState], _T],
+        fallback: Callable[[], _T],
+        call_id: str | None = None,
+    ) -> _T:
+        """Run ``work`` on the session under the session's own lock; on failure record it (about ``call_id``, if
+        given) and return ``fallback()``. Then push what the work raised to the sink."""
         try:
-            while True:
-                slot = self._slot(session_id)
-                with slot.lock:
-                    if slot.ended:  # ended while this waited: the id now names a new session
-                        continue
-                    result = work(slot.state)
-                    notices = slot.state.take_notices()
-                break
+            with self._sessions.hold(session_id) as slot:
+                result = work(slot.value)
+                notices = slot.value.take_notices()
         except Exception:
-            self._fail(where)
+            self._fail(where, session_id, call_id)
             return fallback()
         if notices:
             self._push(notices)
@@ -349,8 +390,10 @@ class SessionMonitor:
                     sink.on_decision(notice)
                 elif isinstance(notice, AlertRaised):
                     sink.on_alert(notice)
-                else:
+                elif isinstance(notice, LevelChanged):
                     sink.on_level(notice)
+                elif isinstance(sink, FailureSink):
+                    sink.on_failure(notice)
             except Exception:
                 with self._registry:
                     self.sink_errors += 1
@@ -365,10 +408,20 @@ class SessionMonitor:
             state.backed.add(Leg.PRIVATE_DATA)
             state.enter_legs({Leg.PRIVATE_DATA}, _CONVERSATION)
 
-    def _fail(self, where: str) -> None:
+    def _fail(self, where: str, session_id: str, call_id: str | None, state: SessionState | None = None) -> None:
+        """Record the failure being handled, as a :class:`MonitorFailed`: counted, logged, kept for
+        :meth:`take_failures` and pushed to the sink (after the session's lock, when ``state``'s is held)."""
+        failure = MonitorFailed(
+            session_id=session_id, operation=where, error=describe_exception(sys.exc_info()[1]), call_id=call_id
+        )
         with self._registry:
             self.internal_errors += 1
+            self._failures.append(failure)
         logger.exception("trifecta-monitor internal error in %s", where)
+        if state is not None and state.notices is not None:
+            state.notices.append(failure)
+        elif state is None:
+            self._push([failure])
 
     def _new_state(self, session_id: str) -> SessionState:
         return SessionState(
@@ -376,18 +429,6 @@ class SessionMonitor:
             index=ContentIndex(max_fingerprints=self.evidence_budget, max_values=self.evidence_budget),
             notices=None if self._sink is None else [],
         )
-
-    def _slot(self, session_id: str) -> _Slot:
-        """The session's slot, made on first use (the registry lock is held only for the look-up)."""
-        with self._registry:
-            slot = self._sessions.get(session_id)
-            if slot is None:
-                slot = self._sessions[session_id] = _Slot(self._new_state(session_id))
-            return slot
-
-    def _held(self, session_id: str) -> _Slot | None:
-        with self._registry:
-            return self._sessions.get(session_id)
 
     def _before_call(
         self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.classify import CallClassification, classify_effects
-from monitor.decide import Policy, PolicyMode
+from monitor.decide import Policy, PolicyMode, ReviewFacts
 from monitor.evidence import extract_destinations
 from monitor.models import Leg, ToolContext
 from monitor.session._approvals import hash_arguments
@@ -25,14 +25,14 @@ def gather_reviewed_facts(
     classified: CallClassification,
     examined: dict[str, Any] | None,
     cut: bool,
-) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
-    """Return the ``reviewed-only`` fields of a call's :class:`~monitor.decide.CallFacts`, and the key of the call
-    as an attempt of a write (None for a read). An approval that covers the call is used by
+) -> tuple[ReviewFacts, tuple[str, str, str] | None]:
+    """Return what the ``reviewed-only`` policy reads of a call (its :class:`~monitor.decide.ReviewFacts`), and the
+    key of the call as an attempt of a write (None for a read). An approval that covers the call is used by
     :func:`remember_attempt`, once the call is decided. ``examined`` and ``cut`` are the call's arguments as the
-    engine examined them (None: not recorded). Under any other policy: no fields, and the session is left as it
+    engine examined them (None: not recorded). Under any other policy: the defaults, and the session is left as it
     is."""
     if policy.mode is not PolicyMode.REVIEWED_ONLY:
-        return {}, None
+        return ReviewFacts(), None
     server, tool = context.server, context.name
     writes = _writes(context, classified)
     approved, retry_of, key = False, None, None
@@ -54,15 +54,15 @@ def gather_reviewed_facts(
         outside = scope.find_outside(server, tool, destinations)
         if by_destination and (cut or context.arguments is None):  # what was not examined counts against the call
             outside = (*outside, "destinations in arguments that could not all be examined")
-    fields = {
-        "reviewed": bool(classified.rule_ids),
-        "writes": writes,
-        "approved": approved,
-        "retry_of": retry_of,
-        "outside_scope": outside,
-        "review_requested": _requests_review(context),
-    }
-    return fields, key
+    facts = ReviewFacts(
+        reviewed=bool(classified.rule_ids),
+        writes=writes,
+        approved=approved,
+        retry_of=retry_of,
+        outside_scope=outside,
+        review_requested=_requests_review(context),
+    )
+    return facts, key
 
 
 def remember_attempt(state: SessionState, key: tuple[str, str, str] | None, call_id: str, denied: bool) -> None:

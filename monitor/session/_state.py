@@ -25,6 +25,7 @@ from monitor.models import (
     Leg,
     Level,
     LevelChanged,
+    MonitorFailed,
     Origin,
     PathStep,
     ServerIdentity,
@@ -37,7 +38,7 @@ from monitor.models import (
 )
 from monitor.session._approvals import ApprovalStore
 
-Notice = CallDecided | AlertRaised | LevelChanged
+Notice = CallDecided | AlertRaised | LevelChanged | MonitorFailed
 """What a session pushes to the monitor's sink."""
 
 _ARMED = frozenset({Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT})

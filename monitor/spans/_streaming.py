@@ -94,6 +94,7 @@ class SpanAssembler:
         self.max_buffered_bytes = bounds.get("max_buffered_bytes", DEFAULT_MAX_BUFFERED_BYTES)
         self.remembered_spans = bounds.get("remembered_spans", DEFAULT_REMEMBERED_SPANS)
         self._clock = 0
+        self._last_source: str | None = None
         self._buffered = 0
         self._buffered_bytes = 0
         self._traces: OrderedDict[str, _OpenTrace] = OrderedDict()  # by last activity
@@ -119,6 +120,7 @@ class SpanAssembler:
         """Buffer one span; ``source`` (``file:line`` or ``file#<pointer>``) names where it came from, in its
         events and in later errors."""
         self._clock += 1
+        self._last_source = source
         trace_id = record.trace_id
         trace = self._traces.get(trace_id)
         if trace is None:
@@ -172,14 +174,15 @@ class SpanAssembler:
         for session_id in idle:
             yield from self._end_session(session_id)
 
-    def finish(self) -> Iterator[Record]:
-        """The end of the input: every buffered trace becomes events and every session ends."""
+    def finish(self, source: str | None = None) -> Iterator[Record]:
+        """The end of the input (``source`` names it): every buffered trace becomes events and every session
+        ends."""
         self._complete.clear()
         for trace_id, trace in sorted(self._traces.items(), key=lambda item: item[1].first_clock):
             yield from self._flush(trace_id, trace)
         self._traces.clear()
         for session_id in sorted(self._sessions, key=lambda s: self._sessions[s].first_clock):
-            yield SessionEnd(session_id=session_id)
+            yield SessionEnd(session_id=session_id, source=source)
         self._sessions.clear()
         self._remembered.clear()
         self._remembered_count = 0
@@ -189,7 +192,7 @@ class SpanAssembler:
         self._closed[session_id] = None
         if len(self._closed) > _CLOSED_REMEMBERED:
             self._closed.popitem(last=False)
-        yield SessionEnd(session_id=session_id)
+        yield SessionEnd(session_id=session_id, source=self._last_source)
 
     def _flush(self, trace_id: str, trace: _OpenTrace) -> Iterator[Record]:
         self._buffered -= len(trace.spans)

@@ -30,6 +30,7 @@ from support.mail_scenario import (
     PAGE,
     WEB_ANNOTATIONS,
 )
+from support.mail_scenario import MailTools as SharedMailTools
 
 from monitor.adapters import CallQuestion
 from monitor.adapters.langchain import GuardedTool, LangChainGuard
@@ -54,36 +55,11 @@ class ScriptedChatModel(FakeMessagesListChatModel):
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
-class MailTools:
-    """The host's tools; ``ran`` lists each body that ran, with its arguments."""
+class MailTools(SharedMailTools[BaseTool]):
+    """The host's tools (tests/support/mail_scenario.py); ``ran`` lists each body that ran, with its arguments."""
 
     def __init__(self) -> None:
-        self.ran: list[tuple[str, dict[str, Any]]] = []
-
-        @tool
-        def read_inbox() -> str:
-            """Read the user's inbox."""
-            self.ran.append(("read_inbox", {}))
-            return INBOX
-
-        @tool
-        def send_email(to: str, subject: str, body: str) -> str:
-            """Send an e-mail."""
-            self.ran.append(("send_email", {"to": to, "subject": subject, "body": body}))
-            return f"sent to {to}"
-
-        @tool
-        def fetch_page(url: str) -> str:
-            """Fetch a web page."""
-            self.ran.append(("fetch_page", {"url": url}))
-            return PAGE
-
-        self.mail: list[BaseTool] = [read_inbox, send_email]
-        self.web: list[BaseTool] = [fetch_page]
-
-    @property
-    def names(self) -> list[str]:
-        return [name for name, _ in self.ran]
+        super().__init__(tool)
 
 
 def call(name: str, args: dict[str, Any], n: int) -> AIMessage:
@@ -251,8 +227,12 @@ def test_a_sink_that_raises_does_not_crash_the_run() -> None:
 
     host, guard = MailTools(), LangChainGuard(SessionMonitor(sink=BrokenSink()))
     model = run_attack(guard, host)
-    assert host.names == ["read_inbox", "fetch_page"]
-    assert tool_message(model, "call-3").status == "error"
+    assert guard.monitor.sink_errors > 0  # the sink was told, and failed, on every notice
+    unbroken_host, unbroken = MailTools(), LangChainGuard(SessionMonitor())
+    unbroken_model = run_attack(unbroken, unbroken_host)
+    # The run is the one a monitor without a sink gives: the same tools ran, the same call was refused.
+    assert host.names == unbroken_host.names == ["read_inbox", "fetch_page"]
+    assert tool_message(model, "call-3").status == tool_message(unbroken_model, "call-3").status == "error"
 
 
 def test_threads_are_sessions_and_an_explicit_key_wins() -> None:

@@ -26,6 +26,7 @@ from support.mail_scenario import (
     PAGE,
     WEB_ANNOTATIONS,
 )
+from support.mail_scenario import MailTools as SharedMailTools
 
 from monitor.adapters import CallQuestion
 from monitor.adapters.openai_agents import GUARDRAIL_NAME, AgentsGuard
@@ -77,36 +78,12 @@ def say(text: str) -> list[Any]:
     return [ResponseOutputMessage(type="message", id="msg", role="assistant", status="completed", content=content)]
 
 
-class MailTools:
-    """The host's function tools; ``ran`` lists each body that ran, with its arguments."""
+class MailTools(SharedMailTools[FunctionTool]):
+    """The host's function tools (tests/support/mail_scenario.py); ``ran`` lists each body that ran, with its
+    arguments."""
 
     def __init__(self) -> None:
-        self.ran: list[tuple[str, dict[str, Any]]] = []
-
-        @function_tool
-        def read_inbox() -> str:
-            """Read the user's inbox."""
-            self.ran.append(("read_inbox", {}))
-            return INBOX
-
-        @function_tool
-        def send_email(to: str, subject: str, body: str) -> str:
-            """Send an e-mail."""
-            self.ran.append(("send_email", {"to": to, "subject": subject, "body": body}))
-            return f"sent to {to}"
-
-        @function_tool
-        def fetch_page(url: str) -> str:
-            """Fetch a web page."""
-            self.ran.append(("fetch_page", {"url": url}))
-            return PAGE
-
-        self.mail: list[FunctionTool] = [read_inbox, send_email]
-        self.web: list[FunctionTool] = [fetch_page]
-
-    @property
-    def names(self) -> list[str]:
-        return [name for name, _ in self.ran]
+        super().__init__(function_tool)
 
 
 ATTACK_SCRIPT = [

@@ -1,8 +1,7 @@
 from typing import Any
 
 from monitor.classify._heuristics import HEURISTICS, Heuristic, Where, match_heuristics, tokenize_name
-from monitor.models._legs import Leg
-from monitor.models._tools import ToolDefinition, parse_tool
+from monitor.models import Leg, ToolDefinition, parse_tool
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 

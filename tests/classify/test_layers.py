@@ -6,9 +6,7 @@ from hypothesis import strategies as st
 from monitor.classify import read_result_labels
 from monitor.classify._engine import Classifier
 from monitor.classify._heuristics import HEURISTICS, match_heuristics
-from monitor.models import ToolContext
-from monitor.models._legs import ALL_LEGS, Leg, LegSource, Posture
-from monitor.models._tools import parse_tool
+from monitor.models import ALL_LEGS, Leg, LegSource, Posture, ToolContext, parse_tool
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 

@@ -9,9 +9,7 @@ from monitor.classify._engine import Classifier
 from monitor.classify._loader import load_rules
 from monitor.classify._overrides import RuleSet, resolve_argument
 from monitor.classify._ruletests import run_rule_tests
-from monitor.models import ToolContext
-from monitor.models._legs import LegSource
-from monitor.models._tools import hash_definition, parse_tool
+from monitor.models import LegSource, ToolContext, hash_definition, parse_tool
 
 P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 SEND_TOOL = {"name": "send_report", "description": "Send a report", "inputSchema": {"type": "object"}}

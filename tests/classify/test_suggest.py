@@ -5,7 +5,7 @@ import yaml
 from monitor.classify._loader import load_rules
 from monitor.classify._ruletests import run_rule_tests
 from monitor.classify._suggest import draft_rule_file, dump_rule_file, update_pins
-from monitor.models._tools import hash_definition
+from monitor.models import hash_definition
 
 TOOLS = [
     {"name": "fetch", "description": "Fetch a URL", "annotations": {"openWorldHint": True}},

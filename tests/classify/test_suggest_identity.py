@@ -60,12 +60,12 @@ def test_the_draft_binds_to_the_server_it_was_drafted_from(tmp_path: Path) -> No
     draft_id, folder = draft_pack(tmp_path / "rules", write(tmp_path / "own.json", doc))
     assert "server_info:\n  name: my-fetch\n" in (folder / "fetch.yaml").read_text(encoding="utf-8")
     rules = load_rules([folder])  # with the built-in packs, as a session loads them; the draft replaces fetch's
-    mine = SessionMonitor(rules=rules, builtin_rules=False)
+    mine = SessionMonitor(rules=rules)
     mine.register_tools("s", "fetch", [OWN_FETCH], identity=ServerIdentity(name="my-fetch", version="0.1.0"))
     assert mine.before_call("s", "fetch", "fetch", URL, "c1").rule_ids == (f"{draft_id}/fetch",)
     assert [a for a in mine.session("s").alerts if a.kind is AlertKind.DEFINITION_CHANGED] == []
     # the reference server given the same name is not the one the draft reviewed: told once, at info
-    other = SessionMonitor(rules=rules, builtin_rules=False)
+    other = SessionMonitor(rules=rules)
     other.register_tools("s", "fetch", [REFERENCE_FETCH], identity=ServerIdentity(name="mcp-fetch"))
     assert other.before_call("s", "fetch", "fetch", URL, "c1").rule_ids == ()
     [alert] = [a for a in other.session("s").alerts if a.kind is AlertKind.DEFINITION_CHANGED]

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.claude_settings import ours_in, read_settings
 
 from monitor.cli import main
 from monitor.hosts.claude_code import HOOK_EVENTS, is_trifecta_hook
@@ -25,19 +26,8 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Any:
     return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
 
 
-def read_settings(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def our_commands(settings: dict[str, Any]) -> dict[str, list[str]]:
-    return {
-        event: [h["command"] for g in groups for h in g.get("hooks", []) if is_trifecta_hook(h)]
-        for event, groups in settings.get("hooks", {}).items()
-    }
-
-
 def the_command(path: Path) -> str:
-    commands = {c for cs in our_commands(read_settings(path)).values() for c in cs}
+    commands = {c for cs in ours_in(read_settings(path)).values() for c in cs}
     assert len(commands) == 1
     return commands.pop()
 
@@ -57,7 +47,7 @@ def test_install_into_a_project_then_again_then_uninstall(project: Path) -> None
     first = invoke("install", "claude-code", "--project", str(project))
     assert first.exit_code == 0, first.output
     assert f"installed in {settings}" in first.output and "settings.local.json" in first.output
-    assert set(our_commands(read_settings(settings))) == set(HOOK_EVENTS)
+    assert set(ours_in(read_settings(settings))) == set(HOOK_EVENTS)
     command = shlex.split(the_command(settings))
     assert command[:6] == [sys.executable, "-P", "-m", "monitor", "hook", "claude-code"]
 
@@ -157,7 +147,7 @@ def test_the_users_settings_are_the_default(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     done = invoke("install", "claude-code", env=env)
     assert done.exit_code == 0, done.output
-    assert set(our_commands(read_settings(tmp_path / "claude" / "settings.json"))) == set(HOOK_EVENTS)
+    assert set(ours_in(read_settings(tmp_path / "claude" / "settings.json"))) == set(HOOK_EVENTS)
     assert invoke("uninstall", "claude-code", "--user", env=env).exit_code == 0
     assert read_settings(tmp_path / "claude" / "settings.json") == {}
 

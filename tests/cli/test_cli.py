@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from support.cli_sessions import ATTACKER, QUIET_SESSION, TRIFECTA_SESSION, Writer
 
 from monitor.cli import main
-from monitor.models._events import EVENT_ADAPTER
+from monitor.models import EVENT_ADAPTER
 
 LEGS = {"private_data", "untrusted_content", "external_communication"}
 LEVELS = {"clean", "partial", "armed", "trifecta", "exfiltration"}

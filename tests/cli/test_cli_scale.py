@@ -20,7 +20,6 @@ from support.cli_sessions import QUIET_SESSION, TRIFECTA_SESSION, Writer
 from monitor.analysis import AnalysisProgress
 from monitor.cli import _progress, main
 from monitor.cli._progress import ProgressLine, show_progress
-from monitor.ingest import _inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -107,20 +106,6 @@ def test_standard_input_of_no_known_format_is_one_clear_error() -> None:
     result = run("analyze", "-", stdin=b"hello\n")
     assert result.exit_code == 2
     assert "error: <stdin>: cannot tell the input format" in result.stderr
-
-
-def test_buffered_standard_input_is_bounded_and_jsonl_streams_past_the_bound(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_inputs, "MAX_STDIN_BYTES", 1000)
-    mcp = (SAMPLES / "mcp" / "calendar-invite.jsonl").read_bytes()
-    assert len(mcp) > 1000
-    result = run("analyze", "-", stdin=mcp)
-    assert result.exit_code == 2
-    assert "error: <stdin>: standard input (mcp) is over 1000 bytes; give it as a file" in result.stderr
-    native = (SAMPLES / "sessions" / "calendar-invite.jsonl").read_bytes()
-    assert len(native) > 1000
-    assert analyze_json("-", stdin=native)["sessions"][0]["session_id"] == "calendar-invite"
 
 
 # -- filters --------------------------------------------------------------------------------------------------

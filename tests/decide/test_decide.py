@@ -1,5 +1,7 @@
 from pathlib import Path
 
+from support.decide_facts import make_armed_send
+
 from monitor.decide import CallFacts, Policy, decide
 from monitor.models import (
     Action,
@@ -20,18 +22,10 @@ P, U, X = Leg.PRIVATE_DATA, Leg.UNTRUSTED_CONTENT, Leg.EXTERNAL_COMMUNICATION
 
 
 def facts(**kw) -> CallFacts:
-    base = dict(
-        call_id="c",
-        legs_before=frozenset({P, U}),
-        legs_call=frozenset({X}),
-        rule_ids=(),
-        arguments_available=True,
-        destinations=(),
-        fragments=(),
-    )
-    base.update(kw)
-    base.setdefault("level_before", level_of_legs(base["legs_before"]))
-    return CallFacts(**base)
+    """An external call made while armed (``kw`` override, as :func:`make_armed_send` reads them); the level
+    before the call is the one the legs before it give."""
+    kw.setdefault("level_before", level_of_legs(kw.get("legs_before", frozenset({P, U}))))
+    return make_armed_send(**kw)
 
 
 def dest(origin: Origin) -> LabelledDestination:
@@ -140,7 +134,7 @@ def test_reasons_and_evidence() -> None:
 
 def test_a_baseline_client_adds_its_own_confirmations_and_the_stricter_action_wins() -> None:
     from monitor.clients import Client
-    from monitor.models._tools import ToolAnnotations
+    from monitor.models import ToolAnnotations
 
     read_only = ToolAnnotations(readOnlyHint=True)
     unhinted = facts(legs_call=frozenset({P}))

@@ -66,14 +66,6 @@ def permission(answer: dict[str, Any]) -> str | None:
     return str(output["permissionDecision"])
 
 
-@pytest.fixture
-def state_dir(tmp_path: Path) -> Iterator[Path]:
-    """A fresh state directory; the engines started in it are killed afterwards."""
-    path = tmp_path / "state"
-    yield path
-    kill_engines(path)
-
-
 @pytest.fixture(scope="module")
 def shared_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One state directory (and engine) for the tests that use sessions of their own; killed afterwards."""

@@ -9,11 +9,9 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.engines import kill_engines
 
 from monitor.ingest import read_claude_code_stream
@@ -59,14 +57,6 @@ def session_events(session_id: str, count: int) -> list[dict[str, Any]]:
             events.append({**payload, "session_id": session_id, "tool_use_id": f"{payload['tool_use_id']}_{round_no}"})
         round_no += 1
     return events[:count]
-
-
-@pytest.fixture
-def state_dir(tmp_path: Path) -> Iterator[Path]:
-    """A fresh state directory; the engines started in it are killed afterwards."""
-    path = tmp_path / "state"
-    yield path
-    kill_engines(path)
 
 
 def replay_decisions(payloads: list[str]) -> dict[str, tuple[str, str, tuple[str, ...]]]:

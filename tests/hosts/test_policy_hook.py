@@ -10,12 +10,8 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from support.engines import kill_engines
 
 
 def run_hook(state_dir: Path, payload: dict[str, Any], *options: str) -> dict[str, Any]:
@@ -44,13 +40,6 @@ def pre_tool_use(session: str, tool: str, tool_input: dict[str, Any], use_id: st
         "tool_input": tool_input,
         "tool_use_id": use_id,
     }
-
-
-@pytest.fixture
-def state_dir(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "state"
-    yield path
-    kill_engines(path)
 
 
 def test_review_is_answered_ask_with_its_reason_and_stored_as_confirm(state_dir: Path) -> None:

@@ -1,17 +1,14 @@
-"""The proxy's parts without a process: answers, capabilities, names, ids, exit codes, the audit log, and the
-client configuration example in the docs."""
+"""The proxy's parts without a process: answers, capabilities, names, ids, exit codes and the audit log (its
+command line, and the client configuration example in the docs, are tests/cli/test_proxy_command.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 from mcp_types import JSONRPCResponse
 
-from monitor.cli._proxy import proxy as proxy_command
 from monitor.hosts._proxy import StdioProxy, _Tracked, generate_session_key
 from monitor.hosts._proxy_audit import AuditLog
 from monitor.hosts._proxy_confirm import (
@@ -28,8 +25,6 @@ from monitor.ingest import InputFormat, read_inputs
 from monitor.models import RecordError, SessionEnd
 from monitor.session import SessionMonitor
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "examples" / "hosts" / "proxy-client-config.json"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 
@@ -97,13 +92,13 @@ def test_a_stateless_request_names_its_protocol_version_in_meta() -> None:
 def test_the_server_name_comes_from_initialize_or_the_meta_stamp(
     method: str, result: dict[str, Any], name: str
 ) -> None:
-    proxy = StdioProxy(SessionMonitor(builtin_rules=False), "/usr/bin/notes-server")
+    proxy = StdioProxy(SessionMonitor(rules="none"), "/usr/bin/notes-server")
     proxy._on_response(_Tracked(method), JSONRPCResponse(jsonrpc="2.0", id=1, result=result))
     assert proxy.server_name == name
 
 
 def test_the_server_name_is_the_one_given_else_announced_else_the_command() -> None:
-    monitor = SessionMonitor(builtin_rules=False)
+    monitor = SessionMonitor(rules="none")
     assert StdioProxy(monitor, "/usr/bin/notes-server", server_name="notes").server_name == "notes"
     announced = StdioProxy(monitor, "/usr/bin/notes-server")
     announced._announced = "notes-desk"
@@ -112,7 +107,7 @@ def test_the_server_name_is_the_one_given_else_announced_else_the_command() -> N
 
 
 def test_call_ids_stay_unique_when_the_client_reuses_a_request_id() -> None:
-    proxy = StdioProxy(SessionMonitor(builtin_rules=False), "server")
+    proxy = StdioProxy(SessionMonitor(rules="none"), "server")
     ids = [proxy._new_call_id(7), proxy._new_call_id(7), proxy._new_call_id("7"), proxy._new_call_id(8)]
     assert len(set(ids)) == 4 and ids[0] == "7" and ids[3] == "8"
 
@@ -120,7 +115,7 @@ def test_call_ids_stay_unique_when_the_client_reuses_a_request_id() -> None:
 def test_each_proxy_gets_a_session_key_of_its_own() -> None:
     keys = {generate_session_key() for _ in range(50)}
     assert len(keys) == 50 and all(k.startswith("proxy-") for k in keys)
-    assert StdioProxy(SessionMonitor(builtin_rules=False), "server", session_key="mine").session_key == "mine"
+    assert StdioProxy(SessionMonitor(rules="none"), "server", session_key="mine").session_key == "mine"
 
 
 def test_the_forms_ask_with_one_boolean_field() -> None:
@@ -177,34 +172,3 @@ def test_the_audit_log_replays_to_the_decisions_the_monitor_took(tmp_path: Path)
             if decision is not None:
                 replayed.append(decision.action.value)
     assert replayed == decided
-
-
-def test_the_client_configuration_example_runs_the_proxy_command() -> None:
-    config = json.loads(EXAMPLE.read_text(encoding="utf-8"))
-    servers = config["mcpServers"]
-    assert servers
-    for name, entry in servers.items():
-        assert entry["command"] == "trifecta" and entry["args"][0] == "proxy", name
-        context = proxy_command.make_context("proxy", list(entry["args"][1:]))
-        command = context.params["command"]
-        assert command and command[0] in {"npx", "docker", "uvx", "node", "python"}, name
-        assert context.params["audit_log"] is not None and context.params["audit_log"].is_absolute()
-        assert context.params["server_name"] == name
-        assert "--" in entry["args"]
-        assert entry["args"].index("--") < entry["args"].index(command[0])
-
-
-def test_the_command_line_stops_at_the_server_command() -> None:
-    context = proxy_command.make_context("proxy", ["--posture", "strict", "npx", "-y", "pkg", "--rules", "x"])
-    assert context.params["command"] == ("npx", "-y", "pkg", "--rules", "x")
-    assert context.params["posture"] == "strict"
-    with pytest.raises(click.UsageError):
-        proxy_command.make_context("proxy", ["--posture", "strict"])
-
-
-def test_an_allowlist_entry_that_would_sanction_everyone_is_refused_naming_it() -> None:
-    from click.testing import CliRunner
-
-    result = CliRunner().invoke(proxy_command, ["--allowlist", "*.com", "--", "true"])
-    assert result.exit_code == 2
-    assert "--allowlist" in result.output and "'*.com' is refused: a wildcard" in result.output

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.claude_settings import ours_in, read_settings
 
 from monitor.errors import InputError
 from monitor.hosts.claude_code import (
@@ -31,18 +32,6 @@ USER_GUARD = {"type": "command", "command": "/usr/local/bin/monitor-disk hook pr
 def write_settings(path: Path, settings: Any) -> Path:
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return path
-
-
-def read_settings(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def ours_in(settings: dict[str, Any]) -> dict[str, list[str]]:
-    """Per event, the commands of trifecta's hooks."""
-    return {
-        event: [h["command"] for g in groups for h in g.get("hooks", []) if is_trifecta_hook(h)]
-        for event, groups in settings.get("hooks", {}).items()
-    }
 
 
 def backups(folder: Path) -> list[Path]:

@@ -8,15 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.records import calls_of, ended, errors_of, results_of
 
 from monitor.analysis import analyze_records
 from monitor.errors import InputError
 from monitor.ingest import AgentDojoRun, read_agentdojo_runs, read_inputs
 from monitor.ingest._agentdojo import iter_run_files, read_agentdojo
-from monitor.models._decisions import AlertKind, EvidenceKind
-from monitor.models._events import ToolCall, ToolResult, UserMessage
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import (
+    AlertKind,
+    EvidenceKind,
+    Record,
+    RecordError,
+    SessionEnd,
+    SessionReport,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 from monitor.session import SessionMonitor
 
 RunFactory = Callable[..., dict[str, Any]]
@@ -60,22 +68,6 @@ def run_bytes(run: dict[str, Any]) -> bytes:
 # -- reading them ----------------------------------------------------------------------------------------
 
 
-def errors(records: list[Record]) -> list[RecordError]:
-    return [r for r in records if isinstance(r, RecordError)]
-
-
-def ended(records: list[Record]) -> list[str]:
-    return [r.session_id for r in records if isinstance(r, SessionEnd)]
-
-
-def calls_of(records: list[Record]) -> list[ToolCall]:
-    return [r for r in records if isinstance(r, ToolCall)]
-
-
-def results_of(records: list[Record]) -> list[ToolResult]:
-    return [r for r in records if isinstance(r, ToolResult)]
-
-
 def pairing(records: list[Record]) -> list[tuple[str, str]]:
     """(tool of the call a result was paired with, result text), in result order."""
     tools = {c.call_id: c.tool for c in calls_of(records)}
@@ -102,7 +94,7 @@ def test_session_id_is_the_path_below_the_input_folder(tmp_path: Path, agentdojo
     ]
 
     for records in (list(read_agentdojo(root)), list(read_inputs([root]))):
-        assert errors(records) == []
+        assert errors_of(records) == []
         assert ended(records) == expected
         for record in records:
             assert record.session_id in expected
@@ -112,7 +104,7 @@ def test_session_id_of_a_single_file_is_its_name(tmp_path: Path, agentdojo_run: 
     path = write_run(tmp_path / "deep" / "injection_task_3.json", agentdojo_run())
 
     for records in (list(read_agentdojo(path)), list(read_inputs([path]))):
-        assert errors(records) == []
+        assert errors_of(records) == []
         assert {r.session_id for r in records} == {"injection_task_3"}
         assert ended(records) == ["injection_task_3"]
 
@@ -130,7 +122,7 @@ def test_session_id_in_an_archive_is_the_entry_path(
     )
 
     for records in (list(read_agentdojo(archive)), list(read_inputs([archive]))):
-        assert errors(records) == []
+        assert errors_of(records) == []
         assert ended(records) == ["gpt-4o/workspace/user_task_0/none/none", "gpt-4o/travel/user_task_5/none/none"]
         assert [c.server for c in calls_of(records)] == ["agentdojo-workspace", "agentdojo-travel"]
 
@@ -141,7 +133,7 @@ def test_session_id_in_an_archive_is_the_entry_path(
 def test_events_of_a_run(tmp_path: Path, agentdojo_run: RunFactory) -> None:
     records = read_one(tmp_path, agentdojo_run(suite_name="banking"))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     kinds = [type(r).__name__ for r in records]
     assert kinds == ["UserMessage", "ToolCall", "ToolResult", "SessionEnd"]
     [message] = [r for r in records if isinstance(r, UserMessage)]
@@ -176,7 +168,7 @@ def test_call_ids_are_taken_from_the_run(tmp_path: Path, agentdojo_run: RunFacto
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [x.call_id for x in calls_of(records)] == [a["id"], b["id"], c["id"]]
     assert [x.call_id for x in results_of(records)] == [a["id"], b["id"], c["id"]]
     assert calls_of(records)[1].arguments == {"n": 5}
@@ -189,7 +181,7 @@ def test_unique_ids_pair_results_by_id_even_out_of_order(tmp_path: Path, agentdo
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert pairing(records) == [("search_files", "budget.xlsx"), ("get_day_calendar_events", "Lunch with Sarah")]
 
 
@@ -208,7 +200,7 @@ def test_null_ids_pair_results_by_order(tmp_path: Path, agentdojo_run: RunFactor
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     ids = [x.call_id for x in calls_of(records)]
     assert len(set(ids)) == 3  # made up, and distinct
     assert pairing(records) == [
@@ -235,7 +227,7 @@ def test_repeated_ids_pair_results_by_order(tmp_path: Path, agentdojo_run: RunFa
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     ids = [x.call_id for x in calls_of(records)]
     assert ids[0] == "toolu_dup"  # the first keeps the run's id
     assert ids[2] == "toolu_unique"
@@ -284,7 +276,7 @@ def test_only_the_first_user_message_is_the_prompt(tmp_path: Path, agentdojo_run
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [r.text for r in records if isinstance(r, UserMessage)] == ["First prompt"]
 
 
@@ -300,7 +292,7 @@ def test_tool_message_with_error_is_an_error_result(tmp_path: Path, agentdojo_ru
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     first, second = results_of(records)
     assert (first.call_id, first.is_error) == ("ok", False)
     assert (second.call_id, second.is_error) == ("bad", True)
@@ -318,7 +310,7 @@ def test_content_as_a_list_of_text_blocks(tmp_path: Path, agentdojo_run: RunFact
 
     records = read_one(tmp_path, agentdojo_run(messages=messages))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [r.text for r in records if isinstance(r, UserMessage)] == ["Read file 1"]
     [result] = results_of(records)
     assert "line one" in result.result and "line two" in result.result
@@ -339,7 +331,7 @@ def test_malformed_run_in_a_folder_is_reported_and_the_others_are_read(
 
     records = list(read_agentdojo(root))
 
-    [error] = errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{bad}:5"
     assert "JSON" in error.message
     assert ended(records) == ["a/none", "c/none"]
@@ -360,7 +352,7 @@ def test_malformed_run_in_an_archive_is_reported_and_the_others_are_read(
 
     records = list(read_inputs([archive]))
 
-    [error] = errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{archive}!m/workspace/user_task_1/none/none.json:5"
     assert ended(records) == ["m/workspace/user_task_0/none/none", "m/workspace/user_task_2/none/none"]
 
@@ -375,8 +367,8 @@ def test_run_without_messages_is_an_error(tmp_path: Path, agentdojo_run: RunFact
 
     records = list(read_agentdojo(root))
 
-    assert [e.source for e in errors(records)] == [str(no_messages), str(null_messages)]
-    assert all("messages" in e.message for e in errors(records))
+    assert [e.source for e in errors_of(records)] == [str(no_messages), str(null_messages)]
+    assert all("messages" in e.message for e in errors_of(records))
     assert ended(records) == ["c"]
 
 
@@ -386,7 +378,7 @@ def test_json_that_is_not_an_object_is_an_error(tmp_path: Path) -> None:
 
     records = list(read_agentdojo(path))
 
-    assert [e.source for e in errors(records)] == [str(path)]
+    assert [e.source for e in errors_of(records)] == [str(path)]
     assert ended(records) == []
 
 
@@ -398,7 +390,7 @@ def test_tool_message_without_a_call_is_reported_and_the_run_goes_on(tmp_path: P
 
     records = list(read_agentdojo(path))
 
-    [error] = errors(records)
+    [error] = errors_of(records)
     assert error.source.startswith(str(path))
     assert "messages/1" in error.source
     assert pairing(records) == [("get_balance", "10.0")]

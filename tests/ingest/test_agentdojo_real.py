@@ -7,9 +7,7 @@ from pathlib import Path
 
 from monitor.analysis import analyze_records
 from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, read_inputs
-from monitor.models._events import UserMessage
-from monitor.models._legs import Leg
-from monitor.models._reports import SessionReport
+from monitor.models import Leg, SessionReport, UserMessage
 from monitor.session import SessionMonitor
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.records import calls_of, ended, errors_of, events_of, prompts_of, results_of
 
 from monitor.analysis import analyze_records
 from monitor.ingest._claude_code import (
@@ -24,12 +25,21 @@ from monitor.ingest._claude_code import (
     subagent_transcripts,
 )
 from monitor.ingest._jsonl import read_jsonl
-from monitor.models._decisions import Action, Level, Reason
-from monitor.models._events import AssistantMessage, ToolCall, ToolResult, UserMessage
-from monitor.models._legs import Leg
-from monitor.models._names import CLAUDE_CODE_SERVER
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import (
+    CLAUDE_CODE_SERVER,
+    Action,
+    AssistantMessage,
+    Leg,
+    Level,
+    Reason,
+    Record,
+    RecordError,
+    SessionEnd,
+    SessionReport,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 from monitor.session import SessionMonitor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,30 +141,6 @@ def read(tmp_path: Path, lines: list[dict[str, Any] | str], name: str = "session
     return list(read_claude_code(write(tmp_path / name, lines)))
 
 
-def errors(records: list[Record]) -> list[RecordError]:
-    return [r for r in records if isinstance(r, RecordError)]
-
-
-def events(records: list[Record]) -> list[Record]:
-    return [r for r in records if not isinstance(r, RecordError | SessionEnd)]
-
-
-def ends(records: list[Record]) -> list[str]:
-    return [r.session_id for r in records if isinstance(r, SessionEnd)]
-
-
-def calls(records: list[Record]) -> list[ToolCall]:
-    return [r for r in records if isinstance(r, ToolCall)]
-
-
-def results(records: list[Record]) -> list[ToolResult]:
-    return [r for r in records if isinstance(r, ToolResult)]
-
-
-def prompts(records: list[Record]) -> list[str]:
-    return [r.text for r in records if isinstance(r, UserMessage)]
-
-
 def unlisted(records: Any) -> list[Any]:
     """The records without their tool listings: what a host that never sends tools/list shows."""
     return [r for r in records if getattr(r, "kind", None) != "tools_listed"]
@@ -185,9 +171,15 @@ def test_transcript_calls_results_and_prompt(tmp_path: Path) -> None:
         ],
     )
 
-    assert errors(records) == []
-    assert [type(e) for e in events(records)] == [UserMessage, AssistantMessage, ToolCall, ToolResult, AssistantMessage]
-    user, _, call, result, closing = events(records)
+    assert errors_of(records) == []
+    assert [type(e) for e in events_of(records)] == [
+        UserMessage,
+        AssistantMessage,
+        ToolCall,
+        ToolResult,
+        AssistantMessage,
+    ]
+    user, _, call, result, closing = events_of(records)
     assert isinstance(user, UserMessage) and user.text == "Look at the open issues in acme/public-site"
     assert user.time == datetime(2026, 10, 16, 9, 0, tzinfo=UTC)
     assert isinstance(call, ToolCall)
@@ -201,8 +193,10 @@ def test_transcript_calls_results_and_prompt(tmp_path: Path) -> None:
     assert (result.call_id, result.is_error) == ("toolu_1", False)
     assert result.result == {"content": [text('{"issues": []}')]}  # content blocks read as an MCP result
     assert isinstance(closing, AssistantMessage) and closing.text == "No open issues."
-    assert all(e.session_id == SID for e in events(records))
-    assert records[-1] == SessionEnd(session_id=SID)
+    assert all(e.session_id == SID for e in events_of(records))
+    end = records[-1]
+    assert isinstance(end, SessionEnd) and end.session_id == SID
+    assert end.source is not None and end.source.endswith("session.jsonl:7")  # the input's last line
 
 
 def test_result_content_string_list_error_and_tool_use_result_fallback(tmp_path: Path) -> None:
@@ -223,8 +217,8 @@ def test_result_content_string_list_error_and_tool_use_result_fallback(tmp_path:
         ],
     )
 
-    assert errors(records) == []
-    by_id = {r.call_id: r for r in results(records)}
+    assert errors_of(records) == []
+    by_id = {r.call_id: r for r in results_of(records)}
     assert by_id["a"].result == "README.md\nsrc" and by_id["a"].is_error is False
     assert by_id["b"].result == {"content": [text("line one"), text("line two")]}
     assert by_id["c"].is_error is True and "has not been read" in by_id["c"].result
@@ -241,7 +235,7 @@ def test_mcp_text_resource_is_read_back_as_a_resource(tmp_path: Path) -> None:
         ],
     )
 
-    [result] = results(records)
+    [result] = results_of(records)
     assert result.result == {
         "content": [
             text("successfully downloaded text file"),
@@ -269,22 +263,22 @@ def test_parallel_calls_in_one_message_and_results_in_one_line(tmp_path: Path) -
         tmp_path, [assistant(tool_use("r1", "Read", file_path="a"), tool_use("r2", "Read", file_path="b")), both]
     )
 
-    assert [c.call_id for c in calls(records)] == ["r1", "r2"]
-    assert [(r.call_id, r.result) for r in results(records)] == [("r1", "one"), ("r2", "two")]
+    assert [c.call_id for c in calls_of(records)] == ["r1", "r2"]
+    assert [(r.call_id, r.result) for r in results_of(records)] == [("r1", "one"), ("r2", "two")]
 
 
 def test_tool_use_written_again_is_read_once(tmp_path: Path) -> None:
     call = assistant(tool_use("t", "Read", file_path="a"))
     records = read(tmp_path, [call, call, tool_result("t", "x"), tool_result("t", "x")])
 
-    assert errors(records) == []
-    assert len(calls(records)) == 1 and len(results(records)) == 1
+    assert errors_of(records) == []
+    assert len(calls_of(records)) == 1 and len(results_of(records)) == 1
 
 
 def test_tool_use_without_an_id_gets_one(tmp_path: Path) -> None:
     records = read(tmp_path, [prompt("hi"), assistant(text("ok"), tool_use(None, "Glob", pattern="*.py"))])
 
-    [call] = calls(records)
+    [call] = calls_of(records)
     assert call.call_id == "tool_use-line-2-1"
 
 
@@ -317,8 +311,8 @@ def test_user_prompts_versus_injected_lines(tmp_path: Path) -> None:
         ],
     )
 
-    assert errors(records) == []
-    assert prompts(records) == ["Please fix the login bug", "And mail the fix to lena@example.com"]
+    assert errors_of(records) == []
+    assert prompts_of(records) == ["Please fix the login bug", "And mail the fix to lena@example.com"]
 
 
 def test_tool_results_are_not_prompts_but_text_beside_them_is(tmp_path: Path) -> None:
@@ -328,8 +322,8 @@ def test_tool_results_are_not_prompts_but_text_beside_them_is(tmp_path: Path) ->
     )
     records = read(tmp_path, [assistant(tool_use("t", "Bash", command="make")), mixed])
 
-    assert [type(e) for e in events(records)] == [ToolCall, ToolResult, UserMessage]
-    assert prompts(records) == ["also check the tests please"]
+    assert [type(e) for e in events_of(records)] == [ToolCall, ToolResult, UserMessage]
+    assert prompts_of(records) == ["also check the tests please"]
 
 
 def test_synthetic_api_error_and_thinking_are_not_assistant_text(tmp_path: Path) -> None:
@@ -341,7 +335,7 @@ def test_synthetic_api_error_and_thinking_are_not_assistant_text(tmp_path: Path)
         ],
     )
 
-    assert [e.text for e in events(records) if isinstance(e, AssistantMessage)] == ["Here it is."]
+    assert [e.text for e in events_of(records) if isinstance(e, AssistantMessage)] == ["Here it is."]
 
 
 # -- transcripts: sidechains and sessions -----------------------------------------------------------------
@@ -363,14 +357,14 @@ def test_sidechain_lines_belong_to_the_session_but_their_text_is_nobody_s_prompt
         ],
     )
 
-    assert errors(records) == []
-    assert {e.session_id for e in events(records)} == {SID}
-    assert [c.call_id for c in calls(records)] == ["task", "sub1"]
-    assert [c.server for c in calls(records)] == [CLAUDE_CODE_SERVER, CLAUDE_CODE_SERVER]
-    assert [r.call_id for r in results(records)] == ["sub1", "task"]
-    assert prompts(records) == ["Find out why the build fails"]  # the sub-agent's prompt was written by the model
-    assert not [e for e in events(records) if isinstance(e, AssistantMessage)]
-    assert ends(records) == [SID]
+    assert errors_of(records) == []
+    assert {e.session_id for e in events_of(records)} == {SID}
+    assert [c.call_id for c in calls_of(records)] == ["task", "sub1"]
+    assert [c.server for c in calls_of(records)] == [CLAUDE_CODE_SERVER, CLAUDE_CODE_SERVER]
+    assert [r.call_id for r in results_of(records)] == ["sub1", "task"]
+    assert prompts_of(records) == ["Find out why the build fails"]  # the sub-agent's prompt was written by the model
+    assert not [e for e in events_of(records) if isinstance(e, AssistantMessage)]
+    assert ended(records) == [SID]
 
 
 def test_subagent_files_beside_the_session_are_merged_in_time_order(tmp_path: Path) -> None:
@@ -399,17 +393,17 @@ def test_subagent_files_beside_the_session_are_merged_in_time_order(tmp_path: Pa
 
     assert subagent_transcripts(main) == [agent]
     assert is_subagent_transcript(agent) and not is_subagent_transcript(main)
-    assert [(type(e).__name__, getattr(e, "call_id", None)) for e in events(records)] == [
+    assert [(type(e).__name__, getattr(e, "call_id", None)) for e in events_of(records)] == [
         ("UserMessage", None),
         ("ToolCall", "task"),
         ("ToolCall", "sub"),
         ("ToolResult", "sub"),
         ("ToolResult", "task"),
     ]
-    assert [e.source for e in errors(records)] == [f"{agent}:4"]
-    assert ends(records) == [SID]
+    assert [e.source for e in errors_of(records)] == [f"{agent}:4"]
+    assert ended(records) == [SID]
     alone = list(read_claude_code(main, include_subagents=False))
-    assert [c.call_id for c in calls(alone)] == ["task"]
+    assert [c.call_id for c in calls_of(alone)] == ["task"]
 
 
 def test_each_session_id_is_a_session_and_lines_without_one_join_the_line_before(tmp_path: Path) -> None:
@@ -421,12 +415,12 @@ def test_each_session_id_is_a_session_and_lines_without_one_join_the_line_before
         name="s-new.jsonl",
     )
 
-    assert [(e.session_id, e.text) for e in events(records) if isinstance(e, UserMessage)] == [
+    assert [(e.session_id, e.text) for e in events_of(records) if isinstance(e, UserMessage)] == [
         ("s-old", "first"),
         ("s-new", "new"),
         ("s-new", "second question"),
     ]
-    assert ends(records) == ["s-old", "s-new"]
+    assert ended(records) == ["s-old", "s-new"]
 
 
 def test_without_any_session_id_the_file_name_is_the_session(tmp_path: Path) -> None:
@@ -435,7 +429,7 @@ def test_without_any_session_id_the_file_name_is_the_session(tmp_path: Path) -> 
 
     records = read(tmp_path, [line], name="abc-123.jsonl")
 
-    assert ends(records) == ["abc-123"]
+    assert ended(records) == ["abc-123"]
 
 
 # -- hook payloads -----------------------------------------------------------------------------------------
@@ -456,9 +450,9 @@ def test_hooks_with_tool_use_id(tmp_path: Path) -> None:
         ],
     )
 
-    assert errors(records) == []
-    assert [type(e) for e in events(records)] == [UserMessage, ToolCall, ToolResult]
-    user, call, result = events(records)
+    assert errors_of(records) == []
+    assert [type(e) for e in events_of(records)] == [UserMessage, ToolCall, ToolResult]
+    user, call, result = events_of(records)
     assert isinstance(user, UserMessage) and user.text == "Look at the issues" and user.session_id == "h1"
     assert isinstance(call, ToolCall)
     assert (call.call_id, call.server, call.tool, call.arguments) == (
@@ -469,7 +463,7 @@ def test_hooks_with_tool_use_id(tmp_path: Path) -> None:
     )
     assert isinstance(result, ToolResult)
     assert (result.call_id, result.result, result.is_error) == ("toolu_9", {"content": response}, False)
-    assert ends(records) == ["h1"]
+    assert ended(records) == ["h1"]
 
 
 def test_hooks_without_tool_use_id_pair_by_tool_and_input(tmp_path: Path) -> None:
@@ -487,9 +481,9 @@ def test_hooks_without_tool_use_id_pair_by_tool_and_input(tmp_path: Path) -> Non
         ],
     )
 
-    assert errors(records) == []
-    assert [c.call_id for c in calls(records)] == ["hook-line-1", "hook-line-3", "hook-line-4", "hook-line-7"]
-    assert [(r.call_id, r.result) for r in results(records)] == [
+    assert errors_of(records) == []
+    assert [c.call_id for c in calls_of(records)] == ["hook-line-1", "hook-line-3", "hook-line-4", "hook-line-7"]
+    assert [(r.call_id, r.result) for r in results_of(records)] == [
         ("hook-line-1", ["README.md"]),
         ("hook-line-4", {"type": "text", "file": {"content": "B"}}),
         ("hook-line-3", {"type": "text", "file": {"content": "A"}}),
@@ -510,9 +504,9 @@ def test_parallel_calls_before_any_post_hook_are_taken_as_run_in_turn(tmp_path: 
         ],
     )
 
-    assert errors(records) == []
-    assert [c.call_id for c in calls(records)] == ["hook-line-1", "hook-line-2"]
-    assert [(r.call_id, r.result) for r in results(records)] == [("hook-line-1", None), ("hook-line-2", "B")]
+    assert errors_of(records) == []
+    assert [c.call_id for c in calls_of(records)] == ["hook-line-1", "hook-line-2"]
+    assert [(r.call_id, r.result) for r in results_of(records)] == [("hook-line-1", None), ("hook-line-2", "B")]
 
 
 def test_post_hook_without_a_pre_hook_gives_the_call_and_its_result(tmp_path: Path) -> None:
@@ -524,12 +518,12 @@ def test_post_hook_without_a_pre_hook_gives_the_call_and_its_result(tmp_path: Pa
         ],
     )
 
-    assert [type(e) for e in events(records)] == [ToolCall, ToolResult, ToolCall, ToolResult]
-    assert [(c.call_id, c.tool, c.arguments) for c in calls(records)] == [
+    assert [type(e) for e in events_of(records)] == [ToolCall, ToolResult, ToolCall, ToolResult]
+    assert [(c.call_id, c.tool, c.arguments) for c in calls_of(records)] == [
         ("toolu_w", "WebFetch", {"url": "https://x.example"}),
         ("hook-line-2", "Bash", {"command": "make"}),
     ]
-    assert [r.call_id for r in results(records)] == ["toolu_w", "hook-line-2"]
+    assert [r.call_id for r in results_of(records)] == ["toolu_w", "hook-line-2"]
 
 
 def test_failed_tool_is_an_error_result(tmp_path: Path) -> None:
@@ -543,7 +537,7 @@ def test_failed_tool_is_an_error_result(tmp_path: Path) -> None:
     )
     records = read(tmp_path, [pre("Bash", "toolu_f", command="npm test"), failure])
 
-    [result] = results(records)
+    [result] = results_of(records)
     assert (result.call_id, result.is_error, result.result) == (
         "toolu_f",
         True,
@@ -564,7 +558,7 @@ def test_pre_hooks_only_a_new_call_means_the_earlier_ones_ran(tmp_path: Path) ->
         ],
     )
 
-    assert [type(e).__name__ + ":" + str(getattr(e, "call_id", "")) for e in events(records)] == [
+    assert [type(e).__name__ + ":" + str(getattr(e, "call_id", "")) for e in events_of(records)] == [
         "UserMessage:",
         "ToolCall:t1",
         "ToolResult:t1",
@@ -574,7 +568,7 @@ def test_pre_hooks_only_a_new_call_means_the_earlier_ones_ran(tmp_path: Path) ->
         "ToolResult:t3",
         "UserMessage:",
     ]
-    assert all(r.result is None for r in results(records))
+    assert all(r.result is None for r in results_of(records))
 
 
 def test_pre_hooks_only_still_see_the_incident() -> None:
@@ -606,7 +600,7 @@ def test_post_hook_after_its_turn_was_closed_is_not_a_second_result(tmp_path: Pa
         ],
     )
 
-    assert [(r.call_id, r.result) for r in results(records)] == [("t1", None)]
+    assert [(r.call_id, r.result) for r in results_of(records)] == [("t1", None)]
 
 
 def test_interleaved_hook_sessions_end_at_end_of_file(tmp_path: Path) -> None:
@@ -621,8 +615,8 @@ def test_interleaved_hook_sessions_end_at_end_of_file(tmp_path: Path) -> None:
         ],
     )
 
-    assert errors(records) == []
-    assert ends(records) == ["a", "b"]
+    assert errors_of(records) == []
+    assert ended(records) == ["a", "b"]
     assert all(isinstance(r, SessionEnd) for r in records[-2:])
 
 
@@ -640,11 +634,11 @@ def test_open_sessions_are_bounded_and_session_end_goes_first(tmp_path: Path) ->
     path = tmp_path / "session.jsonl"
     bounded = list(read_claude_code(path, max_open_sessions=2))
 
-    assert ends(records) == ["a", "b", "c"]  # unbounded: all end at the end of the file
+    assert ended(records) == ["a", "b", "c"]  # unbounded: all end at the end of the file
     assert [r.session_id for r in bounded if isinstance(r, SessionEnd)] == ["b", "a", "c", "b"]
-    [error] = errors(bounded)
+    [error] = errors_of(bounded)
     assert error.source == f"{path}:5" and "'b'" in error.message
-    assert prompts(bounded) == ["one", "two", "three", "back again"]
+    assert prompts_of(bounded) == ["one", "two", "three", "back again"]
 
 
 # -- names ----------------------------------------------------------------------------------------------
@@ -714,14 +708,14 @@ def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_is_kept(tm
 
     records = list(read_claude_code(path))
 
-    assert [e.source for e in errors(records)] == [f"{path}:{n}" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)]
-    messages = [e.message for e in errors(records)]
+    assert [e.source for e in errors_of(records)] == [f"{path}:{n}" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)]
+    messages = [e.message for e in errors_of(records)]
     assert "JSON" in messages[0]
     assert "not a JSON object" in messages[1]
     assert "neither" in messages[2]
     assert "'nope'" in messages[6]
-    assert [type(e) for e in events(records)] == [UserMessage, ToolCall, ToolResult]
-    assert ends(records) == [SID]
+    assert [type(e) for e in events_of(records)] == [UserMessage, ToolCall, ToolResult]
+    assert ended(records) == [SID]
 
 
 def test_unreadable_file_is_one_error(tmp_path: Path) -> None:
@@ -737,8 +731,8 @@ def test_stream_reader_names_the_source_in_errors() -> None:
 
     records = list(read_claude_code_stream(io.BytesIO(data), "stdin"))
 
-    assert [e.source for e in errors(records)] == ["stdin:2"]
-    assert ends(records) == [SID]
+    assert [e.source for e in errors_of(records)] == ["stdin:2"]
+    assert ended(records) == [SID]
 
 
 # -- sniff ------------------------------------------------------------------------------------------------
@@ -784,7 +778,7 @@ def _decisions(report: SessionReport) -> list[tuple[str, str, str, str, tuple[Re
 def test_sample_transcript_replays_like_the_native_session(session_id: str) -> None:
     path = SAMPLES / f"{session_id}.jsonl"
     records = list(read_claude_code(path))
-    assert errors(records) == []
+    assert errors_of(records) == []
 
     got = reports(records)[session_id]
     # A transcript carries no tools/list: it is compared with the native session without its listings
@@ -805,7 +799,7 @@ def test_sample_transcript_replays_like_the_native_session(session_id: str) -> N
 
 def test_hook_sample_replays_like_the_native_incident() -> None:
     records = list(read_claude_code(SAMPLES / "hooks.jsonl"))
-    assert errors(records) == []
+    assert errors_of(records) == []
 
     got = reports(records)["github-public-issue-hooks"]
     native = reports(unlisted(read_jsonl(NATIVE / "github-public-issue.jsonl")))["github-public-issue"]
@@ -817,7 +811,7 @@ def test_hook_sample_replays_like_the_native_incident() -> None:
 
 def test_builtin_sample_shows_the_builtin_pack_at_work() -> None:
     records = list(read_claude_code(SAMPLES / "webfetch-curl.jsonl"))
-    assert errors(records) == []
+    assert errors_of(records) == []
 
     report = reports(records)["webfetch-curl"]
 
@@ -877,7 +871,7 @@ def test_sample_transcripts_are_shaped_like_claude_code_s() -> None:
 def test_a_stop_payload_with_the_last_reply_gives_the_assistants_message(tmp_path: Path) -> None:
     """``last_assistant_message`` of a ``Stop`` payload (Claude Code's, or the hook client's from the transcript) is
     the reply the turn ended with; a ``Stop`` without it gives no message."""
-    records = events(
+    records = events_of(
         read(
             tmp_path,
             [

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from monitor.ingest import InputFormat, RecordError, SessionEnd, detect_format, read_inputs
-from monitor.models._events import ToolCall, UserMessage
+from monitor.models import ToolCall, UserMessage
 
 RunFactory = Callable[..., dict[str, Any]]
 Writer = Callable[..., Path]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from support.sqlite_files import run_sql
 
 from monitor.cli import main
 from monitor.ingest import InputFormat, Record, RecordError, SessionEnd, detect_format, read_hook_store, read_inputs
@@ -54,7 +54,7 @@ def _without_sources(value: Any) -> Any:
 
 def _unsourced(records: Iterable[Record]) -> list[Record]:
     """The records with the place each event was read left out (a store and a file name them apart)."""
-    return [r.model_copy(update={"source": None}) if hasattr(r, "kind") else r for r in records]
+    return [r if isinstance(r, RecordError) else r.model_copy(update={"source": None}) for r in records]
 
 
 def test_analyze_reads_a_store_as_it_reads_the_same_payloads_in_a_jsonl_file(tmp_path: Path) -> None:
@@ -120,20 +120,14 @@ def test_a_payload_that_is_not_json_is_an_error_naming_its_seq_and_the_rest_is_r
     errors = [r for r in records if isinstance(r, RecordError)]
     assert [(e.source, e.message.split(":")[0]) for e in errors] == [(f"{store}#seq=2", "not JSON")]
     assert [r.call_id for r in records if isinstance(r, ToolCall)] == ["a", "b"]
-    assert records[-1] == SessionEnd(session_id="s")
+    assert records[-1] == SessionEnd(session_id="s", source=f"{store}#seq=3")  # the input ended after it
 
 
 def test_a_file_that_cannot_be_read_as_a_store_is_one_error_and_the_next_path_is_read(tmp_path: Path) -> None:
     newer = _store_lines(tmp_path / "newer.sqlite3", ['{"session_id": "s", "hook_event_name": "Stop"}'])
-    raw = sqlite3.connect(newer)
-    raw.execute("PRAGMA user_version = 99")
-    raw.commit()
-    raw.close()
+    run_sql(newer, "PRAGMA user_version = 99")
     foreign = tmp_path / "foreign.sqlite3"
-    raw = sqlite3.connect(foreign)
-    raw.execute("CREATE TABLE notes (body TEXT)")
-    raw.commit()
-    raw.close()
+    run_sql(foreign, "CREATE TABLE notes (body TEXT)")
     empty = tmp_path / "empty.sqlite3"
     HookStore(empty).close()
     records = list(read_inputs([newer, foreign, empty, HOOKS_SAMPLE]))

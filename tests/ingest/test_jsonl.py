@@ -8,12 +8,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from support.records import ended, errors_of, events_of
+
 from monitor.analysis import analyze_records
 from monitor.ingest._jsonl import read_jsonl, read_jsonl_stream
-from monitor.models._events import AssistantMessage, ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models._legs import Leg
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import (
+    AssistantMessage,
+    Leg,
+    RecordError,
+    SessionEnd,
+    SessionReport,
+    ToolCall,
+    ToolResult,
+    ToolsListed,
+    UserMessage,
+)
 from monitor.session import SessionMonitor
 
 Writer = Callable[..., Path]
@@ -48,25 +57,13 @@ def _event(kind: str, sid: str, **extra: Any) -> dict[str, Any]:
     return base
 
 
-def _ends(records: list[Record]) -> list[str]:
-    return [r.session_id for r in records if isinstance(r, SessionEnd)]
-
-
-def _errors(records: list[Record]) -> list[RecordError]:
-    return [r for r in records if isinstance(r, RecordError)]
-
-
-def _events(records: list[Record]) -> list[Record]:
-    return [r for r in records if not isinstance(r, RecordError | SessionEnd)]
-
-
 def test_each_event_kind_parses(tmp_path: Path, write_jsonl: Writer) -> None:
     path = write_jsonl(tmp_path / "trace.jsonl", [TOOLS_LISTED, USER, ASSISTANT, CALL, RESULT])
 
     records = list(read_jsonl(path))
 
-    assert _errors(records) == []
-    events = _events(records)
+    assert errors_of(records) == []
+    events = events_of(records)
     assert [type(e) for e in events] == [ToolsListed, UserMessage, AssistantMessage, ToolCall, ToolResult]
     listed, user, assistant, call, result = events
     assert isinstance(listed, ToolsListed) and listed.server == "mail" and listed.trusted is True
@@ -79,7 +76,7 @@ def test_each_event_kind_parses(tmp_path: Path, write_jsonl: Writer) -> None:
     assert isinstance(result, ToolResult)
     assert (result.call_id, result.result, result.is_error) == ("c1", {"emails": []}, False)
     assert all(e.session_id == "s1" for e in events)
-    assert records[-1] == SessionEnd(session_id="s1")
+    assert records[-1] == SessionEnd(session_id="s1", source=str(path))  # ended where the input ended
 
 
 def test_optional_fields_default(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -92,7 +89,7 @@ def test_optional_fields_default(tmp_path: Path, write_jsonl: Writer) -> None:
         ],
     )
 
-    bare_call, call, result = _events(list(read_jsonl(path)))
+    bare_call, call, result = events_of(list(read_jsonl(path)))
 
     assert isinstance(bare_call, ToolCall) and bare_call.call_id is None and bare_call.arguments is None
     assert isinstance(call, ToolCall) and call.call_id == "x"
@@ -111,10 +108,10 @@ def test_result_for_a_call_never_requested_is_reported(tmp_path: Path, write_jso
 
     records = list(read_jsonl(path))
 
-    [error] = _errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{path}:2"
     assert "'b'" in error.message
-    assert [e.call_id for e in _events(records) if isinstance(e, ToolResult)] == ["a"]
+    assert [e.call_id for e in events_of(records) if isinstance(e, ToolResult)] == ["a"]
 
 
 def test_malformed_json_line_is_reported_with_its_line_and_the_rest_is_kept(
@@ -124,10 +121,10 @@ def test_malformed_json_line_is_reported_with_its_line_and_the_rest_is_kept(
 
     records = list(read_jsonl(path))
 
-    [error] = _errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{path}:3"
     assert "JSON" in error.message
-    assert [type(e) for e in _events(records)] == [UserMessage, ToolCall, ToolResult]
+    assert [type(e) for e in events_of(records)] == [UserMessage, ToolCall, ToolResult]
 
 
 def test_schema_invalid_line_is_reported_with_its_line_and_the_rest_is_kept(
@@ -146,11 +143,11 @@ def test_schema_invalid_line_is_reported_with_its_line_and_the_rest_is_kept(
 
     records = list(read_jsonl(path))
 
-    errors = _errors(records)
+    errors = errors_of(records)
     assert [e.source for e in errors] == [f"{path}:{n}" for n in (2, 3, 4, 5, 6)]
     assert all(e.message.startswith("not a valid event") for e in errors)
     assert "server" in errors[0].message
-    assert [type(e) for e in _events(records)] == [UserMessage, ToolCall]
+    assert [type(e) for e in events_of(records)] == [UserMessage, ToolCall]
 
 
 def test_blank_lines_are_ignored_but_counted_in_line_numbers(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -158,9 +155,9 @@ def test_blank_lines_are_ignored_but_counted_in_line_numbers(tmp_path: Path, wri
 
     records = list(read_jsonl(path))
 
-    [error] = _errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{path}:5"
-    assert [type(e) for e in _events(records)] == [UserMessage, ToolCall]
+    assert [type(e) for e in events_of(records)] == [UserMessage, ToolCall]
 
 
 def test_empty_file_is_one_error_naming_it(tmp_path: Path) -> None:
@@ -175,8 +172,8 @@ def test_stream_reader_names_the_source_in_errors() -> None:
 
     records = list(read_jsonl_stream(io.BytesIO(data), "stdin"))
 
-    assert [e.source for e in _errors(records)] == ["stdin:2"]
-    assert _ends(records) == ["s"]
+    assert [e.source for e in errors_of(records)] == ["stdin:2"]
+    assert ended(records) == ["s"]
 
 
 def test_sessions_end_at_end_of_file(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -185,7 +182,7 @@ def test_sessions_end_at_end_of_file(tmp_path: Path, write_jsonl: Writer) -> Non
 
     records = list(read_jsonl(path))
 
-    assert _ends(records) == ["a", "b", "c"]
+    assert ended(records) == ["a", "b", "c"]
     # every session ends after the last event
     first_end = next(i for i, r in enumerate(records) if isinstance(r, SessionEnd))
     assert all(isinstance(r, SessionEnd) for r in records[first_end:])
@@ -204,9 +201,9 @@ def test_interleaved_sessions_end_at_end_of_file_in_first_seen_order(tmp_path: P
 
     records = list(read_jsonl(path))
 
-    assert _errors(records) == []
-    assert len(_events(records)) == 5
-    assert _ends(records) == ["a", "b", "c"]
+    assert errors_of(records) == []
+    assert len(events_of(records)) == 5
+    assert ended(records) == ["a", "b", "c"]
 
 
 def test_least_recently_active_session_is_ended_early(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -221,14 +218,15 @@ def test_least_recently_active_session_is_ended_early(tmp_path: Path, write_json
 
     records = list(read_jsonl(path, max_open_sessions=2))
 
-    assert _errors(records) == []
-    assert sorted(_ends(records)) == ["a", "b", "c"]
-    end_b = records.index(SessionEnd(session_id="b"))
+    assert errors_of(records) == []
+    assert sorted(ended(records)) == ["a", "b", "c"]
+    [end_b] = [i for i, r in enumerate(records) if isinstance(r, SessionEnd) and r.session_id == "b"]
+    assert records[end_b].source is not None and records[end_b].source.startswith(f"{path}:")  # the line closing it
     first_c = next(i for i, r in enumerate(records) if not isinstance(r, SessionEnd) and r.session_id == "c")
     last_event = max(i for i, r in enumerate(records) if not isinstance(r, SessionEnd))
     assert end_b < first_c  # ended early, before the event that made one session too many
-    assert records.index(SessionEnd(session_id="a")) > last_event
-    assert records.index(SessionEnd(session_id="c")) > last_event
+    assert records.index(SessionEnd(session_id="a", source=str(path))) > last_event
+    assert records.index(SessionEnd(session_id="c", source=str(path))) > last_event
 
 
 def test_session_reappearing_after_it_was_ended_is_reported_and_still_analysed(
@@ -243,11 +241,11 @@ def test_session_reappearing_after_it_was_ended_is_reported_and_still_analysed(
 
     records = list(read_jsonl(path, max_open_sessions=1))
 
-    [error] = _errors(records)
+    [error] = errors_of(records)
     assert error.source == f"{path}:3"
     assert "'a'" in error.message
-    assert len(_events(records)) == 3  # the reappearing event is still yielded
-    assert _ends(records) == ["a", "b", "a"]
+    assert len(events_of(records)) == 3  # the reappearing event is still yielded
+    assert ended(records) == ["a", "b", "a"]
 
     reports = [r for r in analyze_records(records, SessionMonitor()) if isinstance(r, SessionReport)]
     assert [r.session_id for r in reports] == ["a", "b", "a"]

@@ -11,15 +11,24 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.records import calls_of, ended, errors_of, listings_of, results_of
 
 from monitor.analysis import analyze_records
 from monitor.ingest import read_tool_lists
 from monitor.ingest._jsonl import read_jsonl
 from monitor.ingest._mcp import read_mcp, read_mcp_stream, sniff
-from monitor.models._decisions import Action, Level
-from monitor.models._events import ToolCall, ToolResult, ToolsListed, UserMessage
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import (
+    Action,
+    Level,
+    Record,
+    RecordError,
+    SessionEnd,
+    SessionReport,
+    ToolCall,
+    ToolResult,
+    ToolsListed,
+    UserMessage,
+)
 from monitor.session import SessionMonitor
 
 Writer = Callable[[Path, Iterable[dict[str, Any] | str]], Path]
@@ -108,26 +117,6 @@ def read(
     return list(read_mcp(write_jsonl(tmp_path / name, lines)))
 
 
-def errors(records: list[Record]) -> list[RecordError]:
-    return [r for r in records if isinstance(r, RecordError)]
-
-
-def calls_of(records: list[Record]) -> list[ToolCall]:
-    return [r for r in records if isinstance(r, ToolCall)]
-
-
-def results_of(records: list[Record]) -> list[ToolResult]:
-    return [r for r in records if isinstance(r, ToolResult)]
-
-
-def listings(records: list[Record]) -> list[ToolsListed]:
-    return [r for r in records if isinstance(r, ToolsListed)]
-
-
-def ended(records: list[Record]) -> list[str]:
-    return [r.session_id for r in records if isinstance(r, SessionEnd)]
-
-
 def pairing(records: list[Record]) -> list[tuple[str, Any, bool]]:
     """(tool of the paired call, result, is_error), in result order.
 
@@ -167,7 +156,7 @@ def test_calls_pair_with_responses_by_number_and_string_ids(tmp_path: Path, writ
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     calls = calls_of(records)
     assert [(c.call_id, c.server, c.tool, c.arguments) for c in calls] == [
         ("1", "mailer", "read_inbox", {"folder": "INBOX"}),
@@ -192,7 +181,7 @@ def test_an_id_can_be_reused_once_answered(tmp_path: Path, write_jsonl: Writer) 
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [c.call_id for c in calls_of(records)] == ["7", "7"]
     assert pairing(records) == [
         ("read_inbox", text_result("first"), False),
@@ -214,7 +203,7 @@ def test_number_and_string_ids_are_different_ids(tmp_path: Path, write_jsonl: Wr
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     first, second = calls_of(records)
     assert first.call_id != second.call_id  # both open at once: the second is told apart
     assert pairing(records) == [("send_email", text_result("s"), False), ("read_inbox", text_result("n"), False)]
@@ -239,7 +228,7 @@ def test_client_and_server_number_their_requests_independently(tmp_path: Path, w
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert pairing(records) == [("read_inbox", text_result("inbox"), False)]
 
 
@@ -255,7 +244,7 @@ def test_two_servers_of_one_session_may_use_the_same_ids(tmp_path: Path, write_j
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [(c.call_id, c.server, c.tool) for c in calls_of(records)] == [
         ("1", "mail", "read_inbox"),
         ("chat:1", "chat", "post"),
@@ -273,8 +262,8 @@ def test_tools_list_result_gives_the_raw_tools(tmp_path: Path, write_jsonl: Writ
         [*initialize(), to_server(request(1, "tools/list")), to_client(response(1, {"tools": TOOLS}), ts=1760000000)],
     )
 
-    assert errors(records) == []
-    [listed] = listings(records)
+    assert errors_of(records) == []
+    [listed] = listings_of(records)
     assert listed.server == "mailer" and listed.tools == TOOLS and listed.trusted is False
     assert listed.time is not None and listed.time.timestamp() == 1760000000
     report = report_of(records)
@@ -298,8 +287,8 @@ def test_list_changed_then_a_new_listing_replaces_the_list(tmp_path: Path, write
         ],
     )
 
-    assert errors(records) == []
-    assert [listed.tools for listed in listings(records)] == [TOOLS, changed]
+    assert errors_of(records) == []
+    assert [listed.tools for listed in listings_of(records)] == [TOOLS, changed]
 
 
 def test_a_changed_listing_is_emitted_even_without_list_changed(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -315,7 +304,7 @@ def test_a_changed_listing_is_emitted_even_without_list_changed(tmp_path: Path, 
         ],
     )
 
-    assert [listed.tools for listed in listings(records)] == [TOOLS, changed]
+    assert [listed.tools for listed in listings_of(records)] == [TOOLS, changed]
 
 
 def test_pages_of_a_listing_are_merged(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -330,8 +319,8 @@ def test_pages_of_a_listing_are_merged(tmp_path: Path, write_jsonl: Writer) -> N
         ],
     )
 
-    assert errors(records) == []
-    [listed] = listings(records)
+    assert errors_of(records) == []
+    [listed] = listings_of(records)
     assert listed.tools == TOOLS
 
 
@@ -347,16 +336,16 @@ def test_a_listing_cut_short_is_emitted_as_far_as_it_got(tmp_path: Path, write_j
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [type(r).__name__ for r in records] == ["ToolsListed", "ToolCall", "ToolResult", "SessionEnd"]
-    assert listings(records)[0].tools == [TOOLS[0]]
+    assert listings_of(records)[0].tools == [TOOLS[0]]
 
 
 def test_a_tools_list_result_without_tools_is_an_error(tmp_path: Path, write_jsonl: Writer) -> None:
     records = read(tmp_path, write_jsonl, [request(1, "tools/list"), response(1, {"tool": []})])
 
-    assert [e.source for e in errors(records)] == [f"{tmp_path / 'log.jsonl'}:2"]
-    assert listings(records) == []
+    assert [e.source for e in errors_of(records)] == [f"{tmp_path / 'log.jsonl'}:2"]
+    assert listings_of(records) == []
 
 
 # -- errors, cancellations, unanswered requests -------------------------------------------------------------
@@ -365,7 +354,7 @@ def test_a_tools_list_result_without_tools_is_an_error(tmp_path: Path, write_jso
 def test_a_jsonrpc_error_is_an_error_result(tmp_path: Path, write_jsonl: Writer) -> None:
     records = read(tmp_path, write_jsonl, [call(1, "send_email"), error(1, -32602, "Unknown tool")])
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert pairing(records) == [("send_email", {"code": -32602, "message": "Unknown tool"}, True)]
 
 
@@ -397,7 +386,7 @@ def test_a_cancelled_call_ends_with_an_error_result(tmp_path: Path, write_jsonl:
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [(r.call_id, r.result, r.is_error) for r in results_of(records)] == [
         ("1", None, True),
         ("2", text_result("sent"), False),
@@ -418,7 +407,7 @@ def test_a_cancellation_of_an_unknown_or_answered_request_is_ignored(tmp_path: P
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert len(results_of(records)) == 1
 
 
@@ -430,7 +419,7 @@ def test_an_unanswered_call_is_reported_and_counted_as_run(tmp_path: Path, write
 
     records = list(read_mcp(path))
 
-    [err] = errors(records)
+    [err] = errors_of(records)
     assert err.source == f"{path}:1" and "no response" in err.message and "read_inbox" in err.message
     assert [(r.call_id, r.result, r.is_error) for r in results_of(records)] == [
         ("2", text_result("sent"), False),
@@ -444,7 +433,7 @@ def test_an_unanswered_call_is_reported_and_counted_as_run(tmp_path: Path, write
 def test_an_unanswered_request_of_another_method_is_reported(tmp_path: Path, write_jsonl: Writer) -> None:
     records = read(tmp_path, write_jsonl, [request(0, "initialize", {}), request(1, "tools/list")])
 
-    assert [e.source.rsplit(":", 1)[1] for e in errors(records)] == ["1", "2"]
+    assert [e.source.rsplit(":", 1)[1] for e in errors_of(records)] == ["1", "2"]
     assert results_of(records) == []
 
 
@@ -456,7 +445,7 @@ def test_an_id_reused_while_open_abandons_the_older_request(tmp_path: Path, writ
 
     records = list(read_mcp(path))
 
-    [err] = errors(records)
+    [err] = errors_of(records)
     assert err.source == f"{path}:1" and "reused at line 2" in err.message
     assert pairing(records) == [("read_inbox", None, False), ("send_email", text_result("sent"), False)]
 
@@ -469,7 +458,7 @@ def test_a_response_without_a_request_is_reported_and_the_rest_kept(tmp_path: Pa
 
     records = list(read_mcp(path))
 
-    [err] = errors(records)
+    [err] = errors_of(records)
     assert err.source == f"{path}:1" and "41" in err.message
     assert pairing(records) == [("read_inbox", text_result("inbox"), False)]
 
@@ -489,10 +478,10 @@ def test_batches_of_requests_and_responses(tmp_path: Path, write_jsonl: Writer) 
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [c.tool for c in calls_of(records)] == ["read_inbox", "send_email"]
     assert pairing(records) == [("send_email", text_result("sent"), False), ("read_inbox", text_result("inbox"), False)]
-    assert [listed.tools for listed in listings(records)] == [TOOLS]
+    assert [listed.tools for listed in listings_of(records)] == [TOOLS]
 
 
 def test_bad_batches_are_reported(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -500,7 +489,7 @@ def test_bad_batches_are_reported(tmp_path: Path, write_jsonl: Writer) -> None:
 
     records = list(read_mcp(path))
 
-    assert [(e.source, e.message.split(":")[0]) for e in errors(records)] == [
+    assert [(e.source, e.message.split(":")[0]) for e in errors_of(records)] == [
         (f"{path}:1", "empty batch"),
         (f"{path}:2", "batch item 1"),
     ]
@@ -537,10 +526,10 @@ def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_kept(tmp_p
 
     records = list(read_mcp(path))
 
-    lines = [int(e.source.rsplit(":", 1)[1]) for e in errors(records)]
+    lines = [int(e.source.rsplit(":", 1)[1]) for e in errors_of(records)]
     assert lines == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
-    assert all(e.source.startswith(f"{path}:") for e in errors(records))
-    assert "Parse error" in errors(records)[6].message
+    assert all(e.source.startswith(f"{path}:") for e in errors_of(records))
+    assert "Parse error" in errors_of(records)[6].message
     assert [(c.tool, c.arguments) for c in calls_of(records)] == [("read_inbox", {}), ("send_email", None)]
     assert pairing(records) == [("read_inbox", text_result("inbox"), False), ("send_email", text_result("sent"), False)]
 
@@ -619,7 +608,7 @@ def test_wrapper_spellings(tmp_path: Path, write_jsonl: Writer, message_key: str
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert pairing(records) == [("read_inbox", text_result("inbox"), False)]
     assert ended(records) == ["s1"]
 
@@ -650,7 +639,7 @@ def test_a_message_written_as_a_json_string_and_inline_wrapper_fields(tmp_path: 
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert pairing(records) == [("read_inbox", text_result("inbox"), False)]
     assert [r.time.second for r in results_of(records) if r.time] == [23]
     assert {r.session_id for r in records} == {"s"}
@@ -668,7 +657,7 @@ def test_bad_wrapper_fields(tmp_path: Path, write_jsonl: Writer) -> None:
 
     records = list(read_mcp(path))
 
-    assert [e.source for e in errors(records)] == [f"{path}:1", f"{path}:2", f"{path}:3"]
+    assert [e.source for e in errors_of(records)] == [f"{path}:1", f"{path}:2", f"{path}:3"]
     assert pairing(records) == [("read_inbox", text_result("inbox"), False)]
     assert results_of(records)[0].time is None
 
@@ -703,7 +692,7 @@ def test_sampling_messages_are_not_user_messages(tmp_path: Path, write_jsonl: Wr
         [to_client(sampling), to_server(response(0, {"role": "assistant", "content": {"type": "text", "text": "no"}}))],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert [type(r).__name__ for r in records] == ["SessionEnd"]
 
 
@@ -717,7 +706,7 @@ def test_session_key_is_the_path_below_the_input_folder(tmp_path: Path, write_js
 
     records = list(read_mcp(root))
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert ended(records) == ["host-a/github", "host-b/mail"]
     assert [(c.session_id, c.server) for c in calls_of(records)] == [
         ("host-a/github", "github"),
@@ -753,7 +742,7 @@ def test_a_line_without_a_server_field_joins_the_sessions_only_server(tmp_path: 
 
     assert [(c.server, c.tool) for c in calls_of(records)] == [("mail", "read_inbox"), ("chat", "post")]
     assert pairing(records) == [("read_inbox", text_result("inbox"), False), ("post", None, False)]
-    assert [e.source.rsplit(":", 1)[1] for e in errors(records)] == ["4", "3"]  # orphan, then unanswered
+    assert [e.source.rsplit(":", 1)[1] for e in errors_of(records)] == ["4", "3"]  # orphan, then unanswered
 
 
 def test_sessions_interleaved_in_one_file(tmp_path: Path, write_jsonl: Writer) -> None:
@@ -768,7 +757,7 @@ def test_sessions_interleaved_in_one_file(tmp_path: Path, write_jsonl: Writer) -
         ],
     )
 
-    assert errors(records) == []
+    assert errors_of(records) == []
     assert {(r.session_id, r.result["content"][0]["text"]) for r in results_of(records)} == {("a", "a"), ("b", "b")}
     assert ended(records) == ["a", "b"]
 
@@ -783,10 +772,10 @@ def test_sessions_beyond_the_open_limit_end_early(tmp_path: Path, write_jsonl: W
     records = list(read_mcp(path, max_open_sessions=2))
 
     assert ended(records)[:3] == ["s0", "s1", "s2"]
-    assert records.index(SessionEnd(session_id="s0")) < next(
+    assert next(i for i, r in enumerate(records) if isinstance(r, SessionEnd) and r.session_id == "s0") < next(
         i for i, r in enumerate(records) if isinstance(r, ToolCall) and r.session_id == "s3"
     )
-    [err] = [e for e in errors(records) if "continues after it was closed" in e.message]
+    [err] = [e for e in errors_of(records) if "continues after it was closed" in e.message]
     assert err.source == f"{path}:11"
 
 
@@ -846,7 +835,7 @@ def test_recorded_log_carries_the_native_events(session_id: str) -> None:
     native = list(read_jsonl(NATIVE / f"{session_id}.jsonl"))
     recorded = list(read_mcp(RECORDED / f"{session_id}.jsonl"))
 
-    assert errors(recorded) == []
+    assert errors_of(recorded) == []
 
     def shape(records: list[Record]) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.records import errors_of
 
 from monitor.analysis import analyze_records
 from monitor.ingest._jsonl import read_jsonl
 from monitor.ingest._otlp import decode_export, iter_documents, read_otlp, read_otlp_stream, sniff
-from monitor.models._events import ToolCall, ToolResult, UserMessage
-from monitor.models._records import Record, RecordError, SessionEnd
-from monitor.models._reports import SessionReport
+from monitor.models import Record, RecordError, SessionEnd, SessionReport, ToolCall, ToolResult, UserMessage
 from monitor.session import SessionMonitor
 from monitor.spans import SpanKind, SpanRecord, StatusCode
 
@@ -118,10 +117,6 @@ def decode_one(span: dict[str, Any], resource: list[dict[str, Any]] | None = Non
     (record,) = list(decode_export(export(span, resource=resource), "t:1"))
     assert isinstance(record, SpanRecord)
     return record
-
-
-def errors(records: list[Any]) -> list[RecordError]:
-    return [r for r in records if isinstance(r, RecordError)]
 
 
 def tool_attributes(name: str = "mcp__mail__send", call_id: str = "c1") -> list[dict[str, Any]]:
@@ -351,7 +346,7 @@ def test_bad_lines_are_reported_with_file_and_line_and_the_rest_kept(tmp_path: P
     other = export(otlp_span(CHILD_HEX, trace_id="1" * 32, attributes=[sv("session.id", "s2"), *tool_attributes()]))
     path = write_lines(tmp_path / "t.jsonl", [good, '{"resourceSpans": [', "", "[1, 2", {"spans": []}, other])
     records = list(read_otlp(path))
-    errs = errors(records)
+    errs = errors_of(records)
     assert [e.source for e in errs] == [f"{path}:2", f"{path}:4", f"{path}:5"]
     assert errs[0].message.startswith("not JSON")
     assert "not an OTLP trace export" in errs[2].message
@@ -371,7 +366,7 @@ def test_bad_spans_are_reported_and_the_rest_of_the_line_kept(tmp_path: Path) ->
     ]
     path = write_lines(tmp_path / "t.jsonl", [export(*spans)])
     records = list(read_otlp(path))
-    errs = errors(records)
+    errs = errors_of(records)
     assert len(errs) == 7
     assert all(e.source == f"{path}:1" for e in errs)
     assert [e.message.split(":")[0] for e in errs] == [f"resourceSpans/0/scopeSpans/0/spans/{i}" for i in range(7)]
@@ -414,12 +409,12 @@ def test_children_in_earlier_lines_inherit_the_session_of_a_later_parent(tmp_pat
     )
     path = write_lines(tmp_path / "t.jsonl", [export(grandchild), export(child), export(root)])
     records = list(read_otlp(path))
-    assert errors(records) == []
+    assert errors_of(records) == []
     calls = [r for r in records if isinstance(r, ToolCall)]
     results = [r for r in records if isinstance(r, ToolResult)]
     assert [(c.session_id, c.call_id, c.server, c.tool) for c in calls] == [("conv-1", "c1", "mail", "send")]
     assert [r.call_id for r in results] == ["c1"]
-    assert records[-1] == SessionEnd(session_id="conv-1")
+    assert records[-1] == SessionEnd(session_id="conv-1", source=str(path))
 
 
 def test_sessions_end_while_the_file_is_still_being_read(tmp_path: Path) -> None:
@@ -473,7 +468,7 @@ def native_events() -> dict[str, list[dict[str, Any]]]:
 def test_samples_replay_exactly_as_the_native_sessions(name: str) -> None:
     path = SAMPLES / "otel" / name
     records = list(read_otlp(path))
-    assert errors(records) == []
+    assert errors_of(records) == []
     replayed: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         if not isinstance(record, SessionEnd):

@@ -16,6 +16,7 @@ from monitor.otel import _records as rec
 from monitor.otel._config import ProcessorConfig
 from monitor.otel._delivery import Delivery
 from monitor.otel._failures import Failures
+from monitor.otel._progress import EngineProgress
 from monitor.otel._workers import ThreadWorker
 from monitor.session import SessionMonitor
 
@@ -45,6 +46,11 @@ class Listener:
         return list(self.held)
 
 
+def progress() -> EngineProgress:
+    """The progress the session links would share with the delivery."""
+    return EngineProgress(ProcessorConfig().max_sessions)
+
+
 def make_end(span: int, session: str) -> tuple[Any, ...]:
     """The record of an ended ``execute_tool`` span."""
     attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "mcp__web__fetch"}
@@ -53,7 +59,9 @@ def make_end(span: int, session: str) -> tuple[Any, ...]:
 
 def test_spans_beyond_the_bound_are_dropped_counted_and_their_session_told(wait_for: Waiter) -> None:
     failures = Failures()
-    delivery = Delivery(ProcessorConfig(max_queue_bytes=1_000), time.monotonic, failures, None, None, WorkerKind.THREAD)
+    delivery = Delivery(
+        ProcessorConfig(max_queue_bytes=1_000), time.monotonic, failures, None, None, WorkerKind.THREAD, progress()
+    )
     entered, released = threading.Event(), threading.Event()
     delivered: list[bytes] = []
 
@@ -112,7 +120,7 @@ def test_a_dying_engine_process_is_restarted_then_the_engine_runs_on_a_thread(
     monkeypatch.setattr(delivery_module, "ProcessWorker", DyingWorker)
     DyingWorker.started = 0
     failures = Failures()
-    delivery = Delivery(ProcessorConfig(), time.monotonic, failures, None, None, WorkerKind.PROCESS)
+    delivery = Delivery(ProcessorConfig(), time.monotonic, failures, None, None, WorkerKind.PROCESS, progress())
     listener = Listener(held=["s"])  # each death tells session "s", which makes the next batch
     delivery.start(listener)
     delivery.put(make_end(1, "s"), "s")
@@ -127,7 +135,9 @@ def test_a_dying_engine_process_is_restarted_then_the_engine_runs_on_a_thread(
 
 def test_a_batch_that_cannot_be_delivered_is_lost_and_counted(wait_for: Waiter) -> None:
     failures = Failures()
-    delivery = Delivery(ProcessorConfig(), time.monotonic, failures, None, SessionMonitor(), WorkerKind.THREAD)
+    delivery = Delivery(
+        ProcessorConfig(), time.monotonic, failures, None, SessionMonitor(), WorkerKind.THREAD, progress()
+    )
 
     def refuse(batch: list[bytes]) -> None:
         raise OSError("injected")

@@ -6,6 +6,7 @@ from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+from support.clocks import FakeClock
 
 from monitor.otel import LevelStamps
 from monitor.otel._config import ProcessorConfig
@@ -14,16 +15,6 @@ from monitor.otel._links import SessionLinks
 TRACE = 0xABC
 TOOL = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "mcp__web__fetch"}
 CHAT = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": '[{"role": "user", "content": "hi"}]'}
-
-
-class FakeClock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class StubSpan:

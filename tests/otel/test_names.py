@@ -1,6 +1,6 @@
 import pytest
 
-from monitor.models._legs import Leg
+from monitor.models import Leg
 from monitor.otel import format_legs, read_legs
 
 

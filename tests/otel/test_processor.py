@@ -30,12 +30,10 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider, sa
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from support.clocks import FakeClock
 
 from monitor.analysis import analyze_records
-from monitor.models._decisions import Action
-from monitor.models._records import RecordError
-from monitor.models._reports import SessionReport
-from monitor.models._tools import Severity
+from monitor.models import Action, RecordError, SessionReport, Severity
 from monitor.otel import (
     ALERT_EVENT_NAME,
     ATTR_ALERT_KIND,
@@ -944,16 +942,6 @@ def test_log_processor_making_spans_does_not_recurse() -> None:
 
 
 # -- bounded state -----------------------------------------------------------------------------------
-
-
-class FakeClock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_span_links_are_bounded_by_count_and_ttl() -> None:

@@ -8,36 +8,22 @@ raised into the application.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from support.otel_example import load_example
 
 from monitor.models import AlertRaised, CallDecided, LevelChanged
 from monitor.otel import TrifectaAlert, TrifectaSpanProcessor
 from monitor.session import SessionMonitor
 from monitor.testing import RecordingSink
 
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "otel" / "github_incident.py"
-
-
-def load_example() -> ModuleType:
-    """docs/examples/otel/github_incident.py as a module (its ``main(tracer)`` traces the incident)."""
-    spec = importlib.util.spec_from_file_location("github_incident_for_sink", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.CONVERSATION = "conv-sink"
-    return module
-
-
 example = load_example()
+example.CONVERSATION = "conv-sink"
 
 
 def trace_incident(processor: TrifectaSpanProcessor) -> InMemorySpanExporter:
@@ -137,11 +123,29 @@ def test_a_failing_sink_is_counted_never_raised_and_monitoring_goes_on(worker: s
     assert len(alerts) == len(sink.alerts)  # the other exporters still ran
 
 
-def test_without_a_sink_no_decision_notices_cross_the_pipe() -> None:
+@pytest.mark.parametrize("worker", ["thread", "process"])
+def test_without_a_sink_no_decision_notices_cross_the_pipe(worker: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each decision crosses from the engine only when a sink will hear it: the same session traced with and
+    without a sink sends decision messages in the one case only."""
+    from monitor.otel import _records as rec
+    from monitor.otel._receiver import Receiver
+
+    seen: list[str] = []
+    real = Receiver.on_output
+
+    def note(self: Receiver, message: list[object]) -> None:
+        seen.append(str(message[0]))
+        real(self, message)
+
+    monkeypatch.setattr(Receiver, "on_output", note)
     logs = LoggerProvider(shutdown_on_exit=False)
-    processor = TrifectaSpanProcessor(worker="thread", logger_provider=logs)
-    assert not processor.config.decision_notices
-    with_sink = TrifectaSpanProcessor(worker="thread", sink=RecordingSink(), logger_provider=logs)
-    assert with_sink.config.decision_notices
-    processor.shutdown()
-    with_sink.shutdown()
+    counts = []
+    for sink in (None, RecordingSink()):
+        seen.clear()
+        processor = TrifectaSpanProcessor(worker=worker, sink=sink, logger_provider=logs)
+        assert processor.config.decision_notices is (sink is not None)
+        trace_incident(processor)
+        processor.shutdown()
+        counts.append(seen.count(str(rec.OUT_DECIDED)))
+        assert str(rec.OUT_ALERT) in seen  # the alerts cross either way
+    assert counts[0] == 0 and counts[1] > 0

@@ -10,11 +10,9 @@ synchronous reference and once as an application would, and compare every tool s
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +23,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from support.otel_example import load_example
 
 from monitor.models import Level
 from monitor.otel import ATTR_LEGS, ATTR_LEVEL, ATTR_SESSION_ID, TrifectaSpanProcessor
@@ -33,18 +32,8 @@ from monitor.otel._links import SessionLinks
 from monitor.otel._names import format_legs
 from monitor.otel._progress import EngineProgress
 
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "otel" / "github_incident.py"
 STARTING_DELAY = 2.0  # seconds the engine process takes to start, on top of its own start
 Waiter = Callable[..., bool]
-
-
-def load_example() -> ModuleType:
-    """docs/examples/otel/github_incident.py as a module (its ``main(tracer)`` traces the incident)."""
-    spec = importlib.util.spec_from_file_location("github_incident_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 example = load_example()

@@ -21,8 +21,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from monitor.models import OverrideMatch, ToolContext
-from monitor.models._decisions import Action
+from monitor.models import Action, OverrideMatch, ToolContext
 from monitor.otel import (
     ATTR_ALERT_KIND,
     ATTR_LEGS,

@@ -214,7 +214,8 @@ RESULT_LABELS = st.fixed_dictionaries(
 
 def new_monitor(posture: Posture = Posture.BALANCED, policy: Policy | None = None, **kwargs: Any) -> SessionMonitor:
     """A monitor with no rule packs: what it decides comes from the engine alone."""
-    return SessionMonitor(posture=posture, policy=policy, builtin_rules=False, **kwargs)
+    kwargs.setdefault("rules", "none")
+    return SessionMonitor(posture=posture, policy=policy, **kwargs)
 
 
 def tool_definitions(annotations: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:

@@ -103,7 +103,7 @@ def _strip(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(name: str, trusted: bool, result: Any) -> tuple[Any, frozenset[Leg]]:
-    m = SessionMonitor(builtin_rules=False, rules=RULES)
+    m = SessionMonitor(rules=RULES)
     definition = {"name": name, "inputSchema": {"type": "object"}, "annotations": TOOLS[name]}
     m.register_tools("s", "app", [definition], trusted=trusted)
     m.before_call("s", "app", name, {"owner": "alice", "repo": "pacman"}, "c1")

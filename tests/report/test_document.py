@@ -3,9 +3,7 @@ import io
 import json
 
 from monitor import SessionMonitor
-from monitor.models import AnalysisSummary
-from monitor.models._legs import Posture
-from monitor.models._records import RecordError
+from monitor.models import AnalysisSummary, Posture, RecordError
 from monitor.report import JsonDocumentWriter, JsonLinesWriter, hash_ruleset, session_to_json
 
 

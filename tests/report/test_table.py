@@ -1,8 +1,7 @@
 import io
 
 from monitor import SessionMonitor
-from monitor.models import Action, AnalysisSummary, Level, SessionReport
-from monitor.models._legs import Leg
+from monitor.models import Action, AnalysisSummary, Leg, Level, SessionReport
 from monitor.report import TableWriter, format_leg_letters
 from monitor.report._table import shorten_call_id, shorten_source
 

@@ -15,10 +15,8 @@ from typing import Any
 
 import pytest
 
-from monitor.classify._loader import builtin_rules_dir, load_rules
-from monitor.classify._overrides import RuleSet
-from monitor.classify._rules import ToolRule
-from monitor.models._legs import Leg
+from monitor.classify import RuleSet, ToolRule, builtin_rules_dir, load_rules
+from monitor.models import Leg
 
 pytestmark = pytest.mark.shared_data
 

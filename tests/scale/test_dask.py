@@ -20,6 +20,7 @@ from monitor.errors import InputError
 from monitor.ingest import InputFormat, InputPart, partition_inputs, read_inputs
 from monitor.models import Posture, RecordError
 from monitor.scale import EngineSpec, _dask, analyze_part, analyze_paths, parse_scheduler
+from monitor.session import MonitorConfig
 from tests.scale.helpers import ROOT, SAMPLES, as_data
 
 
@@ -39,7 +40,7 @@ def _both(paths: list[Path], spec: EngineSpec, scheduler: str) -> tuple[list[obj
 
 @pytest.mark.parametrize("posture", [Posture.BALANCED, Posture.STRICT])
 def test_the_samples_on_a_local_cluster_give_what_one_process_gives(scheduler: str, posture: Posture) -> None:
-    single, on_dask = _both([SAMPLES], EngineSpec(posture=posture), scheduler)
+    single, on_dask = _both([SAMPLES], EngineSpec(MonitorConfig(posture=posture)), scheduler)
 
     assert on_dask == single
     assert len(single) > 20

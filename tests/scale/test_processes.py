@@ -15,7 +15,7 @@ from monitor.errors import MonitorWarning
 from monitor.ingest import InputFormat, read_inputs
 from monitor.models import Posture, RecordError, SessionReport
 from monitor.scale import EngineSpec, analyze_in_processes, analyze_paths
-from monitor.session import SessionMonitor
+from monitor.session import MonitorConfig, SessionMonitor
 from tests.scale.helpers import SAMPLES, as_data
 
 
@@ -25,7 +25,7 @@ def _single(paths: list[Path], spec: EngineSpec) -> list[tuple[str, Any]]:
 
 @pytest.mark.parametrize("posture", [Posture.BALANCED, Posture.STRICT])
 def test_two_processes_give_what_one_gives(mixed_inputs: list[Path], posture: Posture) -> None:
-    spec = EngineSpec(posture=posture)
+    spec = EngineSpec(MonitorConfig(posture=posture))
     progress = AnalysisProgress()
 
     got = as_data(analyze_in_processes(mixed_inputs, InputFormat.AUTO, spec, 2, progress))

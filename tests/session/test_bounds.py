@@ -219,16 +219,18 @@ def test_content_the_index_dropped_counts_against_later_sends() -> None:
 def test_a_call_that_found_the_session_just_before_it_ended_is_not_lost(monkeypatch: Any) -> None:
     """The race, made deterministic: the call looked the session up, then the session ended before the call
     got its turn. The call goes to the session the id names now."""
-    m = SessionMonitor(builtin_rules=False)
+    m = SessionMonitor(rules="none")
     m.observe_user_message("s", "hi")
-    stale = m._slot("s")
+    table = m._sessions
+    stale = table.find("s")
+    assert stale is not None
     m.end_session("s")
     lookups = iter([stale])
-    real = m._slot
-    monkeypatch.setattr(m, "_slot", lambda session_id: next(lookups, None) or real(session_id))
+    real = table._slot
+    monkeypatch.setattr(table, "_slot", lambda session_id: next(lookups, None) or real(session_id))
     m.before_call("s", "srv", "fetch_page", {"url": "https://a.example"}, "c1")
     assert [c.tool for c in m.session("s").calls] == ["fetch_page"]
-    assert stale.state.calls == []
+    assert stale.value.calls == []
 
 
 def test_a_result_that_fails_to_be_read_still_counts_and_counts_as_unexamined(monkeypatch: Any) -> None:

@@ -229,6 +229,6 @@ def test_a_pinned_rule_on_a_tool_never_listed_raises_one_info_alert_per_tool() -
     # Another session hears it again; a tool the session listed has its pin checked and raises none.
     m.before_call("t", "time", "get_current_time", {"timezone": "UTC"}, "c1")
     assert [a.kind for a in m.session("t").alerts].count(AlertKind.PIN_UNCHECKED) == 1
-    other = SessionMonitor(builtin_rules=False)
+    other = SessionMonitor(rules="none")
     other.before_call("s", "time", "get_current_time", {"timezone": "UTC"}, "c1")
     assert not [a for a in other.session("s").alerts if a.kind is AlertKind.PIN_UNCHECKED]

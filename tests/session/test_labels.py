@@ -46,7 +46,7 @@ def _incident(
 ) -> tuple[Any, Any]:
     """list_issues on alice/<issues_repo>, get_file_contents on the private alice/private-infra, then a pull
     request on alice/<issues_repo> carrying the private file. No reviewed rule covers the server."""
-    m = SessionMonitor(builtin_rules=False, rules=rules)
+    m = SessionMonitor(rules=rules)
     m.register_tools("s", "github", TOOLS, trusted=trusted)
     m.observe_user_message("s", f"Have a look at the open issues in alice/{issues_repo} and address them")
     m.before_call("s", "github", "list_issues", {"owner": "alice", "repo": issues_repo}, "c1")
@@ -118,7 +118,7 @@ def test_labels_that_add_risk_or_cannot_be_read_never_make_a_private_place() -> 
 def test_integrity_trusted_removes_untrusted_content_only_from_a_trusted_server() -> None:
     """ifc.go: get_me is trusted. The default's untrusted content leaves that result from a trusted server."""
     for trusted in (True, False):
-        m = SessionMonitor(builtin_rules=False)
+        m = SessionMonitor(rules="none")
         m.register_tools("s", "github", [tool("get_me", {})], trusted=trusted)
         m.before_call("s", "github", "get_me", {}, "c1")
         m.after_call("s", "c1", _result('{"login": "alice"}', {"integrity": "trusted", "confidentiality": ["alice"]}))
@@ -135,7 +135,7 @@ def test_a_reviewed_rule_decides_over_a_trusted_label(tmp_path: Path) -> None:
         "  - match: list_issues\n    legs: [untrusted_content]\n    reason: issues are written by anyone\n"
     )
     rules = load_rules([tmp_path], builtin=False)
-    m = SessionMonitor(builtin_rules=False, rules=rules)
+    m = SessionMonitor(rules=rules)
     m.register_tools("s", "github", TOOLS, trusted=False)
     m.before_call("s", "github", "list_issues", {"owner": "alice", "repo": "pacman"}, "c1")
     m.after_call("s", "c1", _result(ISSUES, {"integrity": "trusted", "confidentiality": "public"}))
@@ -146,7 +146,7 @@ def test_a_reviewed_rule_decides_over_a_trusted_label(tmp_path: Path) -> None:
 
 def test_malformed_and_huge_labels_never_raise_into_the_host() -> None:
     """Junk where labels go, and a result of many labelled blocks: the call is answered, nothing is lowered."""
-    m = SessionMonitor(builtin_rules=False)
+    m = SessionMonitor(rules="none")
     m.register_tools("s", "github", TOOLS, trusted=True)
     blocks = [{"type": "text", "text": "x", "_meta": {TRUST_ANNOTATIONS_KEY: [None] * 3}} for _ in range(20_000)]
     junk = [
@@ -167,7 +167,7 @@ def test_a_place_a_trusted_server_labels_public_is_one_outsiders_read() -> None:
     for): nothing untrusted came from it, yet private content written there is published. Without the label the
     repository is just a place the session read."""
     for labelled in (True, False):
-        m = SessionMonitor(builtin_rules=False)
+        m = SessionMonitor(rules="none")
         m.register_tools("s", "github", TOOLS, trusted=True)
         m.observe_user_message("s", "Have a look at the open issues in alice/pacman and address them")
         m.before_call("s", "github", "list_issues", {"owner": "alice", "repo": "pacman"}, "c1")
@@ -195,7 +195,7 @@ def test_a_void_pin_takes_the_rule_files_trust_away_from_the_tools_labels(tmp_pa
             "server: github\ntrust: trusted\ntools:\n  - match: get_me\n" + pinned + "    legs: [private_data]\n"
             "    reason: the user's own profile\n"
         )
-        m = SessionMonitor(builtin_rules=False, rules=load_rules([tmp_path], builtin=False))
+        m = SessionMonitor(rules=load_rules([tmp_path], builtin=False))
         m.register_tools("s", "github", [tool("get_me", {})], trusted=False)
         m.before_call("s", "github", "get_me", {}, "c1")
         m.after_call("s", "c1", _result('{"team": "core"}', {"integrity": "trusted"}))

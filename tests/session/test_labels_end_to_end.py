@@ -80,7 +80,7 @@ def _params(log: Path, labels: bool) -> StdioServerParameters:
 
 async def _incident(log: Path, labels: bool, trusted: bool) -> tuple[list[Any], Any]:
     """list_issues on the public repository, get_file_contents on the private one, then the pull request."""
-    monitor = SessionMonitor(builtin_rules=False)
+    monitor = SessionMonitor(rules="none")
     results: list[Any] = []
     with open(os.devnull, "w") as errlog:
         async with (

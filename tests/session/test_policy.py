@@ -83,7 +83,7 @@ def rules(tmp_path_factory: pytest.TempPathFactory) -> RuleSet:
 def make_monitor(
     rules: RuleSet, scope: Scope | None = None, mode: PolicyMode = PolicyMode.REVIEWED_ONLY
 ) -> SessionMonitor:
-    monitor = SessionMonitor(policy=Policy(mode=mode, scope=scope), rules=rules, builtin_rules=False)
+    monitor = SessionMonitor(policy=Policy(mode=mode, scope=scope), rules=rules)
     monitor.register_tools("s", "notes", TOOLS)
     return monitor
 
@@ -304,7 +304,7 @@ class ReviewedElsewhere:
 
 def test_another_override_source_gives_the_read_and_retry_contract_too() -> None:
     monitor = SessionMonitor(
-        policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=ReviewedElsewhere(), builtin_rules=False
+        policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=ReviewedElsewhere()
     )
     monitor.register_tools("s", "notes", TOOLS)
     read = monitor.before_call("s", "notes", "lookup", {"q": "milk"}, "c1")
@@ -418,7 +418,7 @@ def test_a_tool_whose_action_metadata_requires_review_is_confirmed_even_when_rev
     def decide_with(requires: Any) -> Decision:
         listed = {"name": "search_notes", "inputSchema": {"type": "object"}}
         listed["annotations"] = {"readOnlyHint": True, key: {"requiresReview": requires}}
-        monitor = SessionMonitor(policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=rules, builtin_rules=False)
+        monitor = SessionMonitor(policy=Policy(mode=PolicyMode.REVIEWED_ONLY), rules=rules)
         monitor.register_tools("s", "notes", [listed])
         return monitor.before_call("s", "notes", "search_notes", {"q": "milk"}, "c1")
 
@@ -426,7 +426,7 @@ def test_a_tool_whose_action_metadata_requires_review_is_confirmed_even_when_rev
     assert asked.action is Action.CONFIRM and Reason.REVIEW_REQUESTED in asked.reasons
     assert decide_with(False).action is Action.ALLOW
     assert Reason.REVIEW_REQUESTED in decide_with("yes").reasons
-    default = SessionMonitor(rules=rules, builtin_rules=False)
+    default = SessionMonitor(rules=rules)
     default.register_tools("s", "notes", [{"name": "search_notes", "annotations": {key: {"requiresReview": True}}}])
     assert default.before_call("s", "notes", "search_notes", {"q": "milk"}, "c1").action is Action.ALLOW
 

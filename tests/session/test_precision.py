@@ -177,7 +177,7 @@ def test_alert_severity_follows_evidence() -> None:
 
 def test_legs_from_the_cautious_defaults_alone_do_not_make_a_high_alert() -> None:
     bare = [{"name": "lookup_order", "inputSchema": {"type": "object"}}, {"name": "refund", "inputSchema": {}}]
-    m = SessionMonitor(builtin_rules=False)
+    m = SessionMonitor(rules="none")
     m.register_tools("s", "shop", bare)
     m.observe_user_message("s", "Refund order 1182 please")
     m.before_call("s", "shop", "lookup_order", {"order": "1182"}, "c1")

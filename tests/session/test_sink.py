@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from monitor import Action, AlertKind, Leg, Level, SessionMonitor
-from monitor.models import AlertRaised, CallDecided, LevelChanged
+from monitor.models import AlertRaised, CallDecided, LevelChanged, MonitorFailed
 from monitor.testing import (
     RecordingSink,
     make_tool,
@@ -103,7 +103,7 @@ def test_a_sink_may_ask_the_monitor_while_it_is_told() -> None:
 
 def test_the_session_end_pushes_what_it_raises() -> None:
     sink = RecordingSink()
-    monitor = SessionMonitor(builtin_rules=False, evidence_budget=50, sink=sink)
+    monitor = SessionMonitor(rules="none", evidence_budget=50, sink=sink)
     monitor.observe_user_message("s", "hi")
     monitor.before_call("s", "web", "fetch_page", {"url": "https://news.example"}, "c1")
     monitor.after_call("s", "c1", "news")
@@ -139,3 +139,66 @@ def test_a_sink_set_later_hears_from_the_sessions_already_held() -> None:
     monitor.sink = None
     monitor.before_call("session-1", "mail", "send_email", {"to": "x@evil.example"}, "c3")
     assert len(sink.decisions) == 1
+
+
+def test_a_failure_of_the_monitor_is_a_value_pushed_to_the_sink_and_taken_by_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The monitor's own failure is not only logged and counted: the sink hears it, after the session's lock,
+    and a host without a sink takes it from the monitor, once."""
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("planted\n  over two lines")
+
+    sink = RecordingSink()
+    monitor = SessionMonitor(sink=sink)
+    monkeypatch.setattr(SessionMonitor, "_before_call", broken)
+    decision = monitor.before_call("s", "mail", "send_email", {"to": "a@b.example"}, "c1")
+    assert decision.action is Action.CONFIRM
+    [failure] = sink.failures
+    assert failure == MonitorFailed(
+        session_id="s", operation="before_call", error="RuntimeError: planted over two lines", call_id="c1"
+    )
+    assert monitor.take_failures() == [failure] and monitor.take_failures() == []
+    assert monitor.internal_errors == 1
+
+
+def test_a_result_the_index_cannot_read_is_a_failure_pushed_once_the_lock_is_released(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from monitor.evidence import ContentIndex
+
+    def unreadable(*args: Any, **kwargs: Any) -> None:
+        raise ValueError("cannot read this")
+
+    heard: list[tuple[str, bool]] = []
+
+    class LockProbe(RecordingSink):
+        def on_failure(self, notice: MonitorFailed) -> None:
+            slot = monitor._sessions.find(notice.session_id)
+            assert slot is not None
+            free = slot.lock.acquire(blocking=False) if not slot.lock._is_owned() else False  # type: ignore[attr-defined]
+            if free:
+                slot.lock.release()
+            heard.append((notice.operation, free))
+
+    monitor = SessionMonitor(sink=LockProbe())
+    replay_events(monitor, SESSION[:3])
+    monkeypatch.setattr(ContentIndex, "add_result", unreadable)
+    monitor.after_call("session-1", "c1", "text")
+    assert heard == [("after_call (reading the result)", True)]
+    [failure] = monitor.take_failures()
+    assert failure.call_id == "c1" and failure.error == "ValueError: cannot read this"
+
+
+def test_a_sink_without_on_failure_is_still_a_sink() -> None:
+    class Plain:
+        def on_decision(self, notice: CallDecided) -> None: ...
+        def on_alert(self, notice: AlertRaised) -> None: ...
+        def on_level(self, notice: LevelChanged) -> None: ...
+
+    monitor = SessionMonitor(sink=Plain())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SessionMonitor, "_before_call", lambda *a, **k: 1 / 0)
+        monitor.before_call("s", "mail", "send_email", {}, "c1")
+    assert monitor.sink_errors == 0 and [f.operation for f in monitor.take_failures()] == ["before_call"]

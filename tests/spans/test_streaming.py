@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import orjson
+from support.records import events_of
 
 from monitor.models import Record, RecordError, SessionEnd, ToolCall, ToolResult, ToolsListed, UserMessage
 from monitor.spans import SpanAssembler, SpanRecord
 
 SpanFactory = Callable[..., SpanRecord]
-
-
-def events(records: list[Record]) -> list[Record]:
-    return [r for r in records if not isinstance(r, RecordError | SessionEnd)]
 
 
 def run(assembler: SpanAssembler, spans: list[SpanRecord], drain_each: bool = False) -> list[Record]:
@@ -77,7 +74,7 @@ def test_calls_and_results_follow_span_times(span: SpanFactory, tool_span: SpanF
     first = tool_span("b" * 16, "a" * 16, name="one", start=10, end=50)
     second = tool_span("c" * 16, "a" * 16, name="two", start=20, end=30)
     instant = tool_span("d" * 16, "a" * 16, name="three", start=60, end=60)
-    out = events(run(SpanAssembler(), [instant, second, first, root]))
+    out = events_of(run(SpanAssembler(), [instant, second, first, root]))
     order = [(type(e).__name__, getattr(e, "call_id", None)) for e in out]
     assert order == [
         ("ToolCall", "b" * 16),
@@ -117,7 +114,7 @@ def test_user_messages_and_tool_lists_are_emitted_once_per_session(span: SpanFac
                     gen_ai__tool__definitions=definitions,
                 )
             )
-    out = events(run(SpanAssembler(), spans))
+    out = events_of(run(SpanAssembler(), spans))
     assert [type(e) for e in out] == [ToolsListed, UserMessage]
 
 
@@ -134,7 +131,8 @@ def test_a_rootless_trace_is_emitted_after_the_idle_window_and_sessions_end_when
         out.extend(assembler.drain())
     calls = [e for e in out if isinstance(e, ToolCall)]
     assert [c.session_id for c in calls] == ["s-orphan"]
-    assert SessionEnd(session_id="s-orphan") in out
+    [end] = [e for e in out if isinstance(e, SessionEnd)]
+    assert (end.session_id, end.source) == ("s-orphan", "f:8")  # named by the span whose arrival made it idle
     assert list(assembler.finish()) == []
 
 
@@ -179,7 +177,7 @@ def test_a_late_child_inherits_its_session_and_a_late_duplicate_is_dropped(
 def test_the_same_span_twice_is_read_once(span: SpanFactory, tool_span: SpanFactory) -> None:
     root = span("a" * 16, None, session__id="s")
     call = tool_span("b" * 16, "a" * 16)
-    out = events(run(SpanAssembler(), [call, call, root, call]))
+    out = events_of(run(SpanAssembler(), [call, call, root, call]))
     assert [type(e) for e in out] == [ToolCall, ToolResult]
 
 

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from support.sqlite_files import run_sql
 
 from monitor.errors import InputError
 from monitor.store import SCHEMA_VERSION, HookStore, StoredDecision, StoredEvent, StoredSession
@@ -132,10 +133,7 @@ def test_a_version_1_store_opened_read_only_is_read_as_it_is(tmp_path: Path) -> 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "hooks.sqlite3"
     _make_version_1(path)
-    raw = sqlite3.connect(path)
-    raw.execute("CREATE TABLE sessions (stale TEXT)")  # in the way of version 2
-    raw.commit()
-    raw.close()
+    run_sql(path, "CREATE TABLE sessions (stale TEXT)")  # in the way of version 2
     with pytest.raises(InputError) as caught:
         HookStore(path)
     assert caught.value.source == str(path)
@@ -151,10 +149,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(tmp_path: Path) -> No
 def test_a_store_of_a_newer_version_is_refused_and_left_untouched(tmp_path: Path, read_only: bool) -> None:
     path = tmp_path / "hooks.sqlite3"
     _make_version_1(path)
-    raw = sqlite3.connect(path)
-    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    raw.commit()
-    raw.close()
+    run_sql(path, f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     before = path.read_bytes()
     with pytest.raises(InputError) as caught:
         HookStore(path, read_only=read_only)

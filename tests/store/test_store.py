@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.sqlite_files import run_sql
 
 from monitor.errors import InputError
 from monitor.store import (
@@ -306,15 +307,9 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_alone(tmp_path: Path) ->
     garbage = tmp_path / "garbage.sqlite3"
     garbage.write_bytes(b"this is not a database\n" * 200)
     foreign = tmp_path / "foreign.sqlite3"
-    raw = sqlite3.connect(foreign)
-    raw.execute("CREATE TABLE notes (body TEXT)")
-    raw.commit()
-    raw.close()
+    run_sql(foreign, "CREATE TABLE notes (body TEXT)")
     other_app = tmp_path / "other-app.sqlite3"
-    raw = sqlite3.connect(other_app)
-    raw.execute("PRAGMA application_id = 1234")
-    raw.commit()
-    raw.close()
+    run_sql(other_app, "PRAGMA application_id = 1234")
     for path, problem in [(garbage, "not a SQLite database"), (foreign, "other tables"), (other_app, "0x4d2")]:
         before = path.read_bytes()
         for read_only in (False, True):

@@ -1,11 +1,16 @@
-"""The Claude Code hook's engine processes of a test's state directory: find them and kill them."""
+"""The Claude Code hook's engine processes of a test's state directory: find them and kill them. The
+``state_dir`` fixture (tests/hosts/conftest.py offers it to the host tests) is a fresh state directory whose
+engines are killed afterwards."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 
 def engine_pids(state_dir: Path) -> set[int]:
@@ -35,3 +40,11 @@ def kill_engines(state_dir: Path) -> set[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return pids
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Iterator[Path]:
+    """A fresh state directory; the engines started in it are killed afterwards."""
+    path = tmp_path / "state"
+    yield path
+    kill_engines(path)

@@ -2,7 +2,7 @@
 
 When a change to the explanation is intended, regenerate the golden file with::
 
-    UPDATE_GOLDEN=1 pytest tests/report/test_explain_cli.py
+    UPDATE_GOLDEN=1 pytest tests/cli/test_explain.py
 """
 
 from __future__ import annotations
