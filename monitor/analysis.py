@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from monitor.errors import describe_exception
 from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
 from monitor.session import SessionMonitor
 
-__all__ = ["AnalysisProgress", "analyze_records"]
+__all__ = ["AnalysisProgress", "analyze_records", "collect_for_batch"]
 
 _MONITOR_LOGGER = "monitor"
+_BATCH_THRESHOLDS = (50_000, 50, 100)
 
 
 @dataclass
@@ -138,3 +141,26 @@ def _failure(where: Event | str, session_id: str, what: str, error: str) -> Reco
 def _describe(event: Event) -> str:
     call_id = getattr(event, "call_id", None)
     return f"its {event.kind} {call_id!r}" if call_id else f"its {event.kind}"
+
+
+@contextmanager
+def collect_for_batch() -> Iterator[None]:
+    """Run a batch analysis with the cyclic garbage collector set for it, and put it back afterwards.
+
+    What is alive on entry (the rule packs, compiled patterns, imported modules) is moved out of the collector's
+    sight (:func:`gc.freeze`), and a collection starts after 50,000 new container objects instead of 700: a batch
+    makes and drops millions of short-lived values, which reference counting frees at once, and the collector's
+    frequent passes over the same long-lived objects were a tenth of the run. Nothing an analysis decides depends
+    on when the collector runs. For command-line and worker processes, which own the interpreter; a host that
+    embeds the library keeps its own settings.
+    """
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*_BATCH_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        if not frozen:  # what the caller froze itself stays frozen
+            gc.unfreeze()

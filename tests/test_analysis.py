@@ -177,3 +177,18 @@ def test_a_session_s_source_is_the_file_its_first_record_came_from() -> None:
         "only-in-second.jsonl": "second.jsonl",
     }
     assert (progress.records, progress.sessions, progress.errors) == (4, 3, 0)
+
+
+def test_the_batch_collector_settings_hold_inside_and_are_put_back_after() -> None:
+    import gc
+
+    from monitor.analysis import collect_for_batch
+
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    kept = [object() for _ in range(10)]
+    with collect_for_batch():
+        assert gc.get_threshold()[0] >= 50_000 and gc.get_freeze_count() > frozen
+        out = list(analyze_records(many_sessions(3), SessionMonitor()))
+    assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
+    assert [r.session_id for r in out if isinstance(r, SessionReport)] == ["s0", "s1", "s2"]
+    assert len(kept) == 10

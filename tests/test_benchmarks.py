@@ -71,3 +71,12 @@ def test_bench_evidence_steps_times_every_step_against_the_target() -> None:
         assert us > 0 and abs(ratio - us / 50) < 0.01
     parts = sum(us for name, (us, _) in steps.items() if name != "one private text read, one search")
     assert abs(parts - steps["one private text read, one search"][0]) < 0.2
+
+
+def test_bench_analyze_prints_cpu_time_ratios_in_one_run() -> None:
+    out = run_bench("bench/bench_analyze.py", "tests/data/agentdojo-sample.tar.gz", "--no-fresh")
+    assert "CPU time of this process throughout" in out and re.search(r"machine load \(1, 5, 15 min\): [\d.]+", out)
+    assert re.search(r"analyze \(balanced\): +[\d.]+ s CPU +\( *\d+ µs per call; \d+ sessions, [1-9]\d* calls", out)
+    assert re.search(r"ratio analyze/parse: \d+\.\d", out)
+    # The peer is measured when it is installed, and said to be missing otherwise: never silently left out.
+    assert re.search(r"ratio analyze/peer: +\d+\.\d\d", out) or "peer:               not installed" in out

@@ -25,7 +25,9 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.shared_data
+# The first test waits for four whole-archive evaluations run side by side (minutes on a loaded 2-core machine):
+# the hang guard of the other tests (300 s) is too short for that wait, not for a hang.
+pytestmark = [pytest.mark.shared_data, pytest.mark.timeout(1200)]
 
 PROJECT = Path(__file__).resolve().parents[1]
 ARCHIVE = PROJECT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"

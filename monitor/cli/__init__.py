@@ -14,7 +14,7 @@ import orjson
 
 from monitor import __version__
 from monitor.agreement import agreement_to_json, measure_agreement, render_agreement, summarize_agreement
-from monitor.analysis import AnalysisProgress
+from monitor.analysis import AnalysisProgress, collect_for_batch
 from monitor.classify import (
     build_rule_schema,
     check_test_coverage,
@@ -215,6 +215,7 @@ def analyze(
         show_progress(progress, quiet=quiet),  # first: what is printed while it shows goes above it
         _open_output(output, binary=output_format != "table") as out,
         _engine_tracebacks(debug),
+        collect_for_batch(),
     ):
         writer = _make_writer(output_format, out, Posture(posture), rules.sha256, wide=wide)
         items = analyze_paths(

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import orjson
 
+from monitor.analysis import collect_for_batch
 from monitor.cli._options import (
     EXIT_INPUT,
     EXIT_OK,
@@ -69,11 +70,12 @@ def eval_agentdojo(
     prompted and alerted, attacks caught, alerted and caught as hijacks, every miss."""
     sets = [LabelledRuns(path, tasks) for path, tasks in zip(runs, _load_labels_or_exit(runs, labels), strict=True)]
     rules = load_rules_or_exit(rules_dirs, builtin_rules)
-    if leave_one_suite_out:
-        loso = evaluate_leave_one_suite_out(sets, rules=rules, posture=Posture(posture))
-        evaluation, held_out = loso.all_rules, loso.held_out
-    else:
-        evaluation, held_out = evaluate_agentdojo(sets, rules=rules, posture=Posture(posture)), None
+    with collect_for_batch():
+        if leave_one_suite_out:
+            loso = evaluate_leave_one_suite_out(sets, rules=rules, posture=Posture(posture))
+            evaluation, held_out = loso.all_rules, loso.held_out
+        else:
+            evaluation, held_out = evaluate_agentdojo(sets, rules=rules, posture=Posture(posture)), None
     document = evaluation_to_json(evaluation, held_out)
     if output_format == "json":
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())

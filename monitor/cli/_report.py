@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from monitor.analysis import analyze_records
+from monitor.analysis import analyze_records, collect_for_batch
 from monitor.cli._formats import INPUT_FORMATS_HELP
 from monitor.cli._options import (
     EXIT_INPUT,
@@ -80,7 +80,7 @@ def report(
     except OSError as exc:
         raise click.UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
     errors = ErrorEcho()
-    with fh:
+    with fh, collect_for_batch():
         writer = HtmlReportWriter(fh, title=title, limits=HtmlLimits(max_bytes=max_bytes))
         recorder = CallTextRecorder(read_inputs(paths, InputFormat(input_format)))
         for item in analyze_records(recorder, monitor):

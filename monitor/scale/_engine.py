@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.analysis import AnalysisProgress, analyze_records
+from monitor.analysis import AnalysisProgress, analyze_records, collect_for_batch
 from monitor.classify import RuleSet
 from monitor.ingest import InputPart, read_part
 from monitor.models import RecordError, SessionReport
@@ -92,7 +92,7 @@ def analyze_part(part: InputPart, spec: EngineSpec) -> PartResult:
         if spec.debug and multiprocessing.parent_process() is not None:  # in this process, the caller shows them
             _show_tracebacks()
     progress = AnalysisProgress()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, collect_for_batch():
         warnings.simplefilter("always")
         items = tuple(analyze_records(read_part(part), monitor, progress))
     if monitor.sessions():
