@@ -25,9 +25,10 @@ Levels only rise (clean, partial, armed, trifecta, exfiltration); nothing lowers
 Every alert keeps the call path and evidence behind it. Decisions are a pure function of the session state and
 the call: replaying a trace offline gives exactly what a live host got.
 
-The monitor never raises into its host: a failure inside it is logged and counted in
-:attr:`SessionMonitor.internal_errors`, and :meth:`SessionMonitor.before_call` then answers ``confirm`` with
-the reason ``monitor-error``.
+The monitor never raises into its host: a failure inside it becomes a :class:`~monitor.models.MonitorFailed`
+(logged, counted in :attr:`SessionMonitor.internal_errors`, pushed to a sink that hears failures, returned by
+:meth:`SessionMonitor.take_failures`), and :meth:`SessionMonitor.before_call` then answers ``confirm`` with the
+reason ``monitor-error``.
 
 Work is bounded per record: each result is read within :class:`~monitor.evidence.ReadBounds`, and what a bound
 left unexamined counts against later calls (``evidence-truncated``, see :mod:`monitor.decide`). Each session
