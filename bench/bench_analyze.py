@@ -18,7 +18,10 @@ printed, so the figures hold on a shared, noisy machine (the load average is pri
 The runs of one benchmark share their environments, so many result texts come back from run to run; the
 benchmark prints how many of them are distinct, to say how much the first figure owes to that. Usage::
 
-    python bench/bench_analyze.py [ARCHIVE] [--posture balanced|strict] [--no-fresh]
+    python bench/bench_analyze.py [ARCHIVE] [--posture balanced|strict] [--no-fresh] [--compare-collector]
+
+``--compare-collector`` also analyses once with the interpreter's default collector settings, and prints what
+the batch settings (``monitor.analysis.collect_for_batch``) save.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import io
 import os
 import resource
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -139,10 +143,25 @@ def count_results(archive: Path) -> tuple[int, int]:
     return total, len(seen)
 
 
-def analyze(archive: Path, posture: Posture, *, fresh_memos: bool) -> AnalysisSummary:
+def warm_up(archive: Path, posture: Posture, runs: int = 50) -> None:
+    """Analyse the first runs of the archive once, not timed: the rule packs loaded and the patterns compiled, so
+    that no measured step pays for them."""
+    with tempfile.TemporaryDirectory() as folder:
+        for i, (_, data) in enumerate(iter_run_files(archive)):
+            if i == runs:
+                break
+            (Path(folder) / f"run{i}.json").write_bytes(data)
+        analyze(Path(folder), posture, fresh_memos=False)
+    clear_text_memos()
+
+
+def analyze(archive: Path, posture: Posture, *, fresh_memos: bool, batch: bool = True) -> AnalysisSummary:
     """Analyse the archive exactly as ``trifecta analyze --format json --jobs 1`` does, writing to nowhere (with
-    ``fresh_memos``, the evidence memos are cleared after every session)."""
+    ``fresh_memos``, the evidence memos are cleared after every session; ``batch=False``: with the collector's
+    default settings instead of the command's)."""
     summary = AnalysisSummary()
+    if not batch:
+        return _write_analysis(archive, posture, summary, fresh_memos=fresh_memos)
     with collect_for_batch():  # as the command runs it
         return _write_analysis(archive, posture, summary, fresh_memos=fresh_memos)
 
@@ -167,10 +186,14 @@ def main() -> None:
     parser.add_argument("archive", nargs="?", type=Path, default=DEFAULT_ARCHIVE)
     parser.add_argument("--posture", choices=[p.value for p in Posture], default="balanced")
     parser.add_argument("--no-fresh", action="store_true", help="skip the run with the memos cleared every session")
+    parser.add_argument(
+        "--compare-collector", action="store_true", help="also analyse with the default collector settings"
+    )
     args = parser.parse_args()
     if not args.archive.exists():
         raise SystemExit(f"no such archive: {args.archive}")
     posture = Posture(args.posture)
+    warm_up(args.archive, posture)
     load_before = os.getloadavg()
     parse_s, files = measure_cpu(lambda: bare_parse(args.archive))
     rss_after_parse = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -202,6 +225,12 @@ def main() -> None:
         fresh_s, fresh = measure_cpu(lambda: analyze(args.archive, posture, fresh_memos=True))
         assert fresh.by_level == summary.by_level and fresh.by_action == summary.by_action
         print(f"analyze, memos cleared after every session: {fresh_s:8.2f} s CPU")
+    if args.compare_collector:
+        clear_text_memos()
+        default_s, default = measure_cpu(lambda: analyze(args.archive, posture, fresh_memos=False, batch=False))
+        assert default.by_level == summary.by_level and default.by_action == summary.by_action
+        print(f"analyze, default collector settings: {default_s:8.2f} s CPU")
+        print(f"ratio default/batch collector: {default_s / analyze_s:.2f}")
     print(f"ratio analyze/parse: {analyze_s / parse_s:.1f}")
     if peer_calls is not None:
         print(f"ratio analyze/peer:  {analyze_s / peer_s:.2f}")

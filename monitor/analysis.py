@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from monitor.errors import describe_exception
 from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
@@ -16,6 +18,10 @@ __all__ = ["AnalysisProgress", "analyze_records", "collect_for_batch"]
 
 _MONITOR_LOGGER = "monitor"
 _BATCH_THRESHOLDS = (50_000, 50, 100)
+# Batches running at once on threads of one process (a Dask worker with several threads) share the settings.
+_batch_lock = threading.Lock()
+_batches = [0]
+_saved: list[Any] = []
 
 
 @dataclass
@@ -45,7 +51,8 @@ def analyze_records(
     naming the input being read (when ``records`` is a :class:`~monitor.ingest.InputStream`), the session,
     the event and the exception in one line, yielded once per session. The monitor answers such a call as
     it always does (``confirm``, reason ``monitor-error``), the session is still reported, and the other
-    sessions go on. The monitor gives its failures as values (:meth:`SessionMonitor.take_failures`); each
+    sessions go on. The monitor gives its failures as values (:meth:`SessionMonitor.take_failures`): this takes
+    them, those waiting from before it started included (each was logged and counted when it happened); each
     traceback goes to the ``monitor`` logger's handlers, if any are configured.
     """
     counts = progress if progress is not None else AnalysisProgress()
@@ -154,13 +161,20 @@ def collect_for_batch() -> Iterator[None]:
     on when the collector runs. For command-line and worker processes, which own the interpreter; a host that
     embeds the library keeps its own settings.
     """
-    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*_BATCH_THRESHOLDS)
+    with _batch_lock:
+        _batches[0] += 1
+        if _batches[0] == 1:  # the first batch of the process sets the collector; the last one out restores it
+            _saved[:] = [gc.get_threshold(), gc.get_freeze_count()]
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(*_BATCH_THRESHOLDS)
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        if not frozen:  # what the caller froze itself stays frozen
-            gc.unfreeze()
+        with _batch_lock:
+            _batches[0] -= 1
+            if _batches[0] == 0:
+                thresholds, frozen = _saved
+                gc.set_threshold(*thresholds)
+                if not frozen:  # what the caller froze itself stays frozen
+                    gc.unfreeze()

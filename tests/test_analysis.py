@@ -192,3 +192,30 @@ def test_the_batch_collector_settings_hold_inside_and_are_put_back_after() -> No
     assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
     assert [r.session_id for r in out if isinstance(r, SessionReport)] == ["s0", "s1", "s2"]
     assert len(kept) == 10
+
+
+def test_batches_on_two_threads_leave_the_collector_as_they_found_it() -> None:
+    """A Dask worker with several threads runs parts at once: the first batch in sets the collector, the last
+    one out restores it, whatever the order they end in."""
+    import gc
+    import threading
+
+    from monitor.analysis import collect_for_batch
+
+    before = gc.get_threshold()
+    first_in, second_in, first_may_leave = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with collect_for_batch():
+            first_in.set()
+            first_may_leave.wait(10)
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    assert first_in.wait(10)
+    with collect_for_batch():
+        second_in.set()
+        first_may_leave.set()
+        worker.join(10)
+        assert gc.get_threshold()[0] >= 50_000  # the first batch left; this one still runs with the settings
+    assert gc.get_threshold() == before

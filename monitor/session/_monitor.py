@@ -146,7 +146,8 @@ class SessionMonitor:
             )
             if not builtin_rules and rules is None:
                 given["rules"] = "none"
-        self.config = (config or MonitorConfig()).replace(**given) if given else (config or MonitorConfig())
+        base = config or MonitorConfig()
+        self.config = base.replace(**given) if given else base
         """What this monitor was made with (the keyword arguments, when given, change ``config``'s fields)."""
         self.posture = self.config.posture
         self.policy = self.config.policy
