@@ -16,7 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from monitor.evidence import ReadBounds, _content, _destinations, _fingerprints, _paraphrase, clear_text_memos
+from monitor.evidence import (
+    ReadBounds,
+    Reading,
+    _content,
+    _destinations,
+    _digest,
+    _fingerprints,
+    _paraphrase,
+    clear_text_memos,
+)
 
 RANDOM = random.Random(1)
 WORDS = ["".join(RANDOM.choice(string.ascii_lowercase) for _ in range(RANDOM.randint(3, 9))) for _ in range(5000)]
@@ -57,8 +66,11 @@ def make_addresses(length: int) -> str:
 def fill(name: str, memo: Any, make: Callable[[], Any], call: Callable[[Any], object]) -> None:
     gc.collect()
     before = rss_mib()
-    while memo.cache_units() < memo.budget * 0.98:
+    while True:  # until it is full: an entry went to make room (entries can be large, so never "98 % full")
+        size = memo.cache_size()
         call(make())
+        if memo.cache_size() <= size:
+            break
     for _ in range(max(10, memo.cache_size() // 10)):  # past the budget: old entries go
         call(make())
     gc.collect()
@@ -71,10 +83,24 @@ def main() -> None:
     clear_text_memos()
     bounds = ReadBounds()
     print(f"{'memo':<16} {'kept':>14}  {'units':>30}  {'RSS growth':>10}")
-    fill("fingerprints", _fingerprints._read_fingerprints, lambda: make_prose(2000), _fingerprints._read_fingerprints)
-    fill("salient tokens", _paraphrase._read_private_facts, lambda: make_prose(1000), _paraphrase._read_private_facts)
-    fill("addresses", _destinations._read_addresses, lambda: make_addresses(2000), _destinations._read_addresses)
-    fill("documents", _content._parse_shared, lambda: make_listing(50_000), lambda t: _content._parse_shared(t, bounds))
+    fingerprints, facts = _fingerprints._read_fingerprints, _paraphrase._read_private_facts
+    fill("fingerprints", fingerprints, lambda: make_prose(fingerprints.chars), fingerprints)
+    fill(
+        "k-grams",
+        _fingerprints._read_kgrams,
+        lambda: make_prose(_fingerprints._read_kgrams.chars),
+        _fingerprints._read_kgrams,
+    )
+    fill("salient tokens", facts, lambda: make_prose(facts.chars), facts)
+    lookup = _paraphrase._read_lookup_facts
+    fill("lookup tokens", lookup, lambda: make_prose(lookup.chars), lookup)
+    addresses = _destinations._read_addresses
+    fill("addresses", addresses, lambda: make_addresses(addresses.chars), addresses)
+    documents, digests = _content._parse_shared, _digest._digest_text
+    fill("documents", documents, lambda: make_listing(documents.chars), lambda t: documents(t, bounds))
+    fill(
+        "digests", digests, lambda: make_listing(digests.chars), lambda t: _digest.digest_result(Reading(t), 1_000_000)
+    )
 
 
 if __name__ == "__main__":

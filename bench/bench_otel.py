@@ -28,7 +28,9 @@ the processor's share is at its largest. ``--otlp`` uses what a platform team ru
 Each pass (``--repeats`` of them, fresh sessions each time) runs both sides over the same sessions, taking
 turns every ``--turn`` sessions (50 by default, a few milliseconds), the side that goes first alternating; the
 time of each side is the sum of its turns, and the pass's ratio is with / without (the target is at most
-1.3); the median of the passes is printed. Turns this short put both sides under the same machine: shared
+1.3); the median of the passes is printed. A turn of the side with the processor ends once the processor's
+delivery thread took and handed over every record queued (it writes the records: the wait is timed), so that
+its work never falls in the other side's turns. Turns this short put both sides under the same machine: shared
 machines change speed by tens of percent within seconds, which one side after the other (the method of
 earlier versions of this benchmark) took for the processor's cost, in either direction. While the side
 without the processor runs, the engine process is stopped (SIGSTOP, then SIGCONT), so that everything the
@@ -330,14 +332,27 @@ class EnginePause:
 
     An engine process is stopped (SIGSTOP) and continued (SIGCONT); an engine on the processor's delivery
     thread (``--worker thread``) is let catch up, untimed, after each turn of the side with it (so that its
-    ratio leaves the engine out, and only the CPU time counts it).
+    ratio leaves the engine out, and only the CPU time counts it). The delivery thread's own work (writing the
+    records it takes, handing them to the engine process) is done before a turn of the side with the processor
+    ends (:meth:`drain`, timed), so that none of it falls in the other side's turns.
     """
 
-    def __init__(self, processor: TrifectaSpanProcessor) -> None:
+    def __init__(self, processor: TrifectaSpanProcessor, drains: bool) -> None:
         self.processor = processor
+        self.drains = drains
         worker = processor._delivery.worker
         process = getattr(worker, "process", None)
         self.pid: int | None = process.pid if process is not None and hasattr(signal, "SIGSTOP") else None
+
+    def drain(self) -> None:
+        """Wait until the delivery thread took everything queued and handed it over (unless ``drains`` is False:
+        with the engine on that thread, whose work is left out of the turns, or with ``--stamps-only``)."""
+        if not self.drains:
+            return
+        delivery = self.processor._delivery
+        delivery._wake.set()
+        while delivery._queued or not delivery._asleep:
+            time.sleep(0.00005)
 
     def pause(self) -> None:
         """Stop the engine."""
@@ -374,6 +389,9 @@ def run_pass(
             cpu = time.process_time()
             totals[side][0] += run(provider, chunk, f"{prefix}{first}-", export)
             if side == "with":
+                started = time.perf_counter()
+                pause.drain()
+                totals[side][0] += time.perf_counter() - started
                 pause.pause()
             totals[side][1] += time.process_time() - cpu
     return {side: (wall, cpu) for side, (wall, cpu) in totals.items()}
@@ -502,7 +520,7 @@ def main() -> None:
     alerts_before = log_exporter.count
     deliver = processor._delivery._deliver
     if args.hooks_only:  # an ablation: the records are written, then dropped on the delivery thread
-        processor._delivery._deliver = lambda batch: None  # type: ignore[method-assign]
+        processor._delivery._deliver = lambda lines: None  # type: ignore[method-assign]
 
     exporter = "BatchSpanProcessor + OTLP protobuf encoding" if args.otlp else "SimpleSpanProcessor + no-op exporter"
     print(f"tool spans per side: {total:,} in {len(sessions):,} sessions, {described}")
@@ -519,7 +537,8 @@ def main() -> None:
         "without": (plain, plain_export if args.otlp else None),
         "with": (monitored, monitored_export if args.otlp else None),
     }
-    pause = EnginePause(processor)
+    engine_on_thread = args.worker == "thread" and not args.hooks_only
+    pause = EnginePause(processor, drains=not (engine_on_thread or args.stamps_only))
     pause.pause()
     ratios = []
     cpu_ratios = []
@@ -589,7 +608,7 @@ def main() -> None:
     print(f"peak RSS: this process {rss:.0f} MiB; engine process {child:.0f} MiB (measured after it stopped)")
     if engine_stats:
         print(f"engine process peak RSS (VmHWM, before it stopped): {engine_stats['peak']:.0f} MiB  (target <= 300)")
-    if args.lag_gaps and not (args.hooks_only or args.stamps_only):
+    if args.lag_calls > 0 and args.lag_gaps and not (args.hooks_only or args.stamps_only):
         lag_sessions = make_lag_sessions(sessions, args.lag_calls)
         calls = sum(len(c) for _, c in lag_sessions)
         reference = measure_stamps(lag_sessions, 0.0, args.worker, None)

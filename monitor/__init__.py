@@ -18,8 +18,6 @@ Protocols to plug into it (:mod:`monitor.types`) and the one root exception. Pac
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # not imported from typing: the hook client must not pay for importing it
 if TYPE_CHECKING:
     from typing import Any
@@ -96,6 +94,8 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'monitor' has no attribute {name!r}")
+    import importlib  # here, not above: the hook client never gets this far
+
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value

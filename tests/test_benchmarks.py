@@ -56,7 +56,7 @@ def test_bench_hook_reports_percentiles_and_ratio() -> None:
 def test_bench_memo_memory_fills_every_memo_to_its_budget_and_prints_the_memory() -> None:
     out = run_bench("bench/bench_memo_memory.py")
     rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.strip()}
-    assert set(rows) == {"fingerprints", "salient", "addresses", "documents"}
+    assert set(rows) == {"fingerprints", "k-grams", "salient", "lookup", "addresses", "documents", "digests"}
     for line in rows.values():
         units, budget = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) units of\s+([\d,]+)", line)[0])
         assert 0.9 * budget < units <= budget and line.endswith("MiB")
@@ -80,3 +80,21 @@ def test_bench_analyze_prints_cpu_time_ratios_in_one_run() -> None:
     assert re.search(r"ratio analyze/parse: \d+\.\d", out)
     # The peer is measured when it is installed, and said to be missing otherwise: never silently left out.
     assert re.search(r"ratio analyze/peer: +\d+\.\d\d", out) or "peer:               not installed" in out
+
+
+def test_bench_call_steps_prints_the_cost_of_each_step_per_call() -> None:
+    out = run_bench("bench/bench_call_steps.py", "tests/data/agentdojo-sample.tar.gz")
+    rows = re.findall(r"^\| ((?:· )*)(.+?) \| (\d+) \| (\d+) % \|\s*(\d*)\s*\|$", out, re.MULTILINE)
+    steps = {name: (len(depth) // 2, int(us), int(count or 0)) for depth, name, us, _, count in rows}
+    whole = steps.pop("the whole analysis")[1]
+    assert steps.pop("for scale: the bare parse of the archive")[1] < whole
+    assert whole > 0 and "decide a call (before_call)" in steps and "read a result (after_call)" in steps
+    assert steps["decide a call (before_call)"][2] > 0  # every step ran and was counted
+    # A step nested under another is part of it: never more than its parent.
+    parents: list[int] = []
+    for depth, us, _ in steps.values():
+        parents = parents[:depth]
+        assert all(us <= parent + 1 for parent in parents[-1:])
+        parents.append(us)
+    assert sum(us for depth, us, _ in steps.values() if depth == 0) <= whole + 1
+    assert "| _digest._digest_text_now |" in out  # the memos' hits and misses

@@ -75,7 +75,7 @@ def load_yaml_text(text: str, limits: YamlLimits = RULE_FILE_LIMITS) -> tuple[ya
     if size > limits.max_bytes:
         raise YamlProblem(1, f"file too large: {size} bytes (at most {limits.max_bytes})")
     try:
-        _check_events(text, limits)
+        aliases, nodes = _check_events(text, limits)
         node = yaml.compose(text, Loader=_PARSER)
     except YamlProblem:
         raise
@@ -85,7 +85,9 @@ def load_yaml_text(text: str, limits: YamlLimits = RULE_FILE_LIMITS) -> tuple[ya
         raise YamlProblem(1, f"not valid YAML: {type(exc).__name__}: {exc}") from None
     if node is None:
         raise YamlProblem(1, "empty file")
-    _check_expanded_size(node, limits.max_nodes)
+    if aliases or nodes > limits.max_nodes:
+        # Without aliases the tree is no larger than its events counted (and has no cycle): nothing to expand.
+        _check_expanded_size(node, limits.max_nodes)
     duplicate = find_duplicate_key(node)
     if duplicate is not None:
         raise YamlProblem(duplicate[1], f"duplicate key {duplicate[0]!r}")
@@ -107,9 +109,10 @@ def _line_of(exc: yaml.YAMLError) -> int:
     return int(mark.line) + 1 if mark is not None else 1
 
 
-def _check_events(text: str, limits: YamlLimits) -> None:
-    """Walk the event stream (no nodes built yet): documents, depth, aliases and explicit tags."""
-    aliases = depth = documents = 0
+def _check_events(text: str, limits: YamlLimits) -> tuple[int, int]:
+    """Walk the event stream (no nodes built yet): documents, depth, aliases and explicit tags. Returns the
+    aliases and the nodes (scalars and collections) it holds as written."""
+    aliases = depth = documents = nodes = 0
     for event in yaml.parse(text, Loader=_PARSER):
         line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml.DocumentStartEvent):
@@ -120,7 +123,10 @@ def _check_events(text: str, limits: YamlLimits) -> None:
             aliases += 1
             if aliases > limits.max_aliases:
                 raise YamlProblem(line, f"more than {limits.max_aliases} aliases (*name)")
+        elif isinstance(event, yaml.ScalarEvent):
+            nodes += 1
         elif isinstance(event, yaml.CollectionStartEvent):
+            nodes += 1
             depth += 1
             if depth > limits.max_depth:
                 raise YamlProblem(line, f"nested deeper than {limits.max_depth} levels")
@@ -130,6 +136,7 @@ def _check_events(text: str, limits: YamlLimits) -> None:
         if tag is not None and tag != "!" and tag not in CORE_TAGS:
             shown = "!!" + tag.removeprefix(_CORE) if tag.startswith(_CORE) else tag
             raise YamlProblem(line, f"tag {shown} is not allowed (only the core tags: !!str, !!int, !!map, ...)")
+    return aliases, nodes
 
 
 def _check_expanded_size(root: yaml.Node, max_nodes: int) -> None:

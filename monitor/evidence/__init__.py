@@ -49,7 +49,7 @@ from monitor.evidence._fold import fold
 from monitor.evidence._hosts import canonical_host, host_of_url, is_internal_host, parse_ipv4
 from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
-from monitor.evidence._memo import clear_text_memos, count_memo_entries
+from monitor.evidence._memo import clear_text_memos, count_memo_entries, count_memo_hits
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._parties import (
     find_handed_over_grams,
@@ -106,6 +106,7 @@ __all__ = [
     "clear_text_memos",
     "contains_token",
     "count_memo_entries",
+    "count_memo_hits",
     "decoded_views",
     "delegates_everything",
     "extract_destinations",

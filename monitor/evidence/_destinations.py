@@ -5,16 +5,18 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import re2
-import tldextract
 
 from monitor.evidence._hosts import canonical_host, host_of_url
 from monitor.evidence._memo import memoize_text
 from monitor.evidence._shell import ShellEffects, parse_shell_command
 from monitor.models import Destination, DestinationKind
+
+if TYPE_CHECKING:
+    import tldextract
 
 # Argument keys whose values name where a call sends to.
 DESTINATION_KEYS = frozenset(
@@ -151,7 +153,10 @@ def hosts_of_url(url: str) -> tuple[str, ...]:
 @functools.cache
 def _extractor() -> tldextract.TLDExtract:
     # The Public Suffix List snapshot shipped with tldextract: no download, no cache on disk. Private
-    # suffixes count, so two github.io sites are two owners.
+    # suffixes count, so two github.io sites are two owners. Imported when first needed: with what it imports
+    # (requests, urllib3, idna) it would be the largest part of starting the hook engine.
+    import tldextract
+
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True)
 
 

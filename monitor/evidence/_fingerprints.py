@@ -114,6 +114,12 @@ def _read_fingerprints(text: str) -> tuple[int, ...]:
 
 
 @memoize_text()
+def _read_kgrams(text: str) -> tuple[int, ...]:
+    """The distinct k-gram hashes of a text, squashed (what an exclusion adds, in no order)."""
+    return tuple(set(kgram_hashes(squash(text))))
+
+
+@memoize_text()
 def _read_secrets(value: str, key: str) -> tuple[tuple[Secret, tuple[tuple[str, bool], ...]], ...]:
     return tuple((secret, tuple(dict.fromkeys(secret_needles(secret)))) for secret in find_secrets(key, value))
 
@@ -144,13 +150,13 @@ class FragmentIndex:
     def exclude(self, text: str, *, typed_by_user: bool, at: int = 0) -> None:
         """Text that is not evidence of a leak: what the user typed (never evidence), or values the agent
         sent at time ``at`` (not evidence against private content that arrives later)."""
-        norm = squash(text)
         if typed_by_user:
-            self._user_typed.update(kgram_hashes(norm))
-            self._user_text.append(norm)
+            self._user_typed.update(_read_kgrams(text))
+            self._user_text.append(squash(text))
         elif len(self._known) < 4 * self.max_fingerprints:
-            for h in kgram_hashes(norm):
-                self._known.setdefault(h, at)
+            known = self._known
+            for h in _read_kgrams(text):
+                known.setdefault(h, at)
 
     def add(self, call_id: str, text: str, at: int = 0) -> None:
         """Index private content that ``call_id`` returned at time ``at``."""

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import unicodedata
 
-from confusable_homoglyphs import confusables
-
 _MAX_CACHED = 65_536
 """Folded characters remembered (a text made of every code point does not grow the table past this)."""
 
 
 def _latin_for(char: str) -> str:
     """The ASCII character ``char`` imitates, per Unicode's confusables, or ``char`` itself."""
+    from confusable_homoglyphs import confusables  # its tables are built on import: only when first needed
+
     try:
         found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
     except (KeyError, ValueError):  # characters outside the library's tables stand for themselves

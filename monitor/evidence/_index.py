@@ -11,13 +11,13 @@ from monitor.evidence import _provenance
 from monitor.evidence._actions import (
     find_person_names,
 )
-from monitor.evidence._content import Reading, TextLeaf, iter_leaves
+from monitor.evidence._content import Reading
 from monitor.evidence._destinations import (
     find_addresses,
-    is_outsider_field,
     iter_argument_texts,
     normalize_text,
 )
+from monitor.evidence._digest import LeafDigest, MessageDigest, ObjectDigest, digest_result
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._paraphrase import SalientIndex
 from monitor.evidence._provenance import MAX_ATTRIBUTE_CHARS
@@ -35,7 +35,6 @@ of the result is not examined and ``truncated`` is set."""
 _MAX_PENDING_CHARS = 200_000
 # Up to this many free texts a search reads them all; past it, only those holding the value's words.
 _SCAN_ALL_TEXTS = 32
-_MAX_ATTRIBUTES = 64
 _MIN_RECORD_VALUE = 6
 _MIN_RECORD_FIELDS = 2
 
@@ -182,43 +181,41 @@ class ContentIndex:
         self._clock += 1
         self._result_clock.setdefault(call_id, self._clock)
         reading = result if isinstance(result, Reading) else Reading(result)
-        budget = MAX_RESULT_CHARS
-        cut = False
-        for leaf in iter_leaves(reading, on_object=self._add_object):
-            if budget <= 0:
-                cut = True
-                break
-            if len(leaf.value) > budget:
-                leaf = TextLeaf(leaf.key, leaf.value[:budget], leaf.free_text)
-                cut = True
-            budget -= len(leaf.value)
-            if leaf.free_text:
-                self._add_free_text(call_id, leaf, untrusted)
-            elif untrusted and is_outsider_field(leaf.key):
-                if not _add_value(self.outsiders, call_id, leaf.value, self.max_values):
-                    self.truncated_listing = True
+        digest = digest_result(reading, MAX_RESULT_CHARS)
+        for item in digest.items:
+            if isinstance(item, LeafDigest):
+                self._add_leaf(call_id, item, private, untrusted)
             else:
-                if not _add_value(self.listed, call_id, leaf.value, self.max_values):
-                    self.truncated_listing = True
-                if private:
-                    self._add_private_value(call_id, leaf.value)
-            digest = hash((leaf.key, leaf.value))
-            if private and digest not in self._private_seen:
-                # The same text returned again (a second search of the same inbox) adds nothing new.
-                if len(self._private_seen) < self.max_values:
-                    self._private_seen.add(digest)
-                self._pending.append((self._clock, call_id, leaf.key, leaf.value))
-                self._pending_chars += len(leaf.value)
-                if self._pending_chars > _MAX_PENDING_CHARS:
-                    self._flush_private()
+                self._add_object(item)
         # What was not examined may carry private data or an attacker's words: it counts against later calls.
-        if (cut or reading.truncated) and (private or untrusted):
+        if (digest.cut or digest.truncated) and (private or untrusted):
             self.truncated_result = True
 
-    def _add_private_value(self, call_id: str, value: str) -> None:
+    def _add_leaf(self, call_id: str, leaf: LeafDigest, private: bool, untrusted: bool) -> None:
+        if leaf.free_text:
+            self._add_free_text(call_id, leaf.normalized, untrusted)
+        elif untrusted and leaf.outsider:
+            if not _add_value(self.outsiders, call_id, leaf, self.max_values):
+                self.truncated_listing = True
+        else:
+            if not _add_value(self.listed, call_id, leaf, self.max_values):
+                self.truncated_listing = True
+            if private:
+                self._add_private_value(call_id, leaf)
+        if private and leaf.seen_key not in self._private_seen:
+            # The same text returned again (a second search of the same inbox) adds nothing new.
+            if len(self._private_seen) < self.max_values:
+                self._private_seen.add(leaf.seen_key)
+            self._pending.append((self._clock, call_id, leaf.key, leaf.value))
+            self._pending_chars += len(leaf.value)
+            if self._pending_chars > _MAX_PENDING_CHARS:
+                self._flush_private()
+
+    def _add_private_value(self, call_id: str, leaf: LeafDigest) -> None:
         # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
-        if _MIN_RECORD_VALUE <= len(value) <= MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
-            self._private_values.setdefault(normalize_text(value), (call_id, self._clock))
+        size = len(leaf.value)
+        if _MIN_RECORD_VALUE <= size <= MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
+            self._private_values.setdefault(leaf.normalized, (call_id, self._clock))
 
     def _exclude_later(self, text: str, at: int | None) -> None:
         # Like private text, what is known before it waits until a search needs it: most calls never search.
@@ -243,43 +240,29 @@ class ContentIndex:
         self._pending.clear()
         self._pending_chars = 0
 
-    def _add_object(self, obj: dict[Any, Any]) -> None:
-        self._add_message(obj)
-        scalars = {
-            str(k): v
-            for k, v in obj.items()
-            if isinstance(v, bool | int | float) or (isinstance(v, str) and len(v) <= MAX_ATTRIBUTE_CHARS)
-        }
-        if not 2 <= len(scalars) <= _MAX_ATTRIBUTES:
+    def _add_object(self, obj: ObjectDigest) -> None:
+        if obj.message is not None:
+            self._add_message(obj.message)
+        if obj.scalars is None:
             return
-        for value in scalars.values():
-            if isinstance(value, str) and "\n" not in value and len(self.attributes) < self.max_values:
-                self.attributes.setdefault(normalize_text(value), []).append(scalars)
+        for value in obj.keys:
+            if len(self.attributes) < self.max_values:
+                self.attributes.setdefault(value, []).append(obj.scalars)
 
-    def _add_message(self, obj: dict[Any, Any]) -> None:
+    def _add_message(self, message: MessageDigest) -> None:
         # Past the bound a message is not kept: its words are then nobody's the user named (the stricter reading).
-        sender = next(
-            (v for k, v in obj.items() if isinstance(v, str) and "@" in v and is_outsider_field(str(k))), None
-        )
-        if sender is None:
+        if self._message_chars + message.size > self.max_text_chars:
             return
-        texts = [normalize_text(v) for v in obj.values() if isinstance(v, str) and v != sender]
-        size = sum(len(t) for t in texts)
-        if self._message_chars + size > self.max_text_chars:
-            return
-        self._message_chars += size
-        # The people a message names, read before folding (names are told by their capitals).
-        people = {p for v in obj.values() if isinstance(v, str) and v != sender for p in find_person_names(v)}
-        for _, address in find_addresses(sender):
-            self.messages.setdefault(address.lower(), []).extend(texts)
-            self.message_people.setdefault(address.lower(), set()).update(people)
+        self._message_chars += message.size
+        for address in message.addresses:
+            self.messages.setdefault(address, []).extend(message.texts)
+            self.message_people.setdefault(address, set()).update(message.people)
 
     def attributes_of(self, value: str) -> list[Mapping[str, Any]]:
         """The scalar fields of every listed object in which ``value`` (normalised) appeared."""
         return list(self.attributes.get(value, ()))
 
-    def _add_free_text(self, call_id: str, leaf: TextLeaf, untrusted: bool) -> None:
-        text = normalize_text(leaf.value)
+    def _add_free_text(self, call_id: str, text: str, untrusted: bool) -> None:
         self.free_text.append((call_id, text, untrusted))
         self._text_chars += len(text)
         while self._text_chars > self.max_text_chars and len(self.free_text) > 1:
@@ -390,14 +373,14 @@ class ContentIndex:
         return found
 
 
-def _add_value(table: dict[str, str], call_id: str, text: str, max_values: int) -> bool:
-    """Note the call that first showed ``text`` (normalised) and the addresses in it; False, and nothing noted,
-    when ``table`` is full."""
+def _add_value(table: dict[str, str], call_id: str, leaf: LeafDigest, max_values: int) -> bool:
+    """Note the call that first showed the leaf's value (folded) and the addresses in it; False, and nothing
+    noted, when ``table`` is full."""
     if len(table) >= max_values:
         return False
-    table.setdefault(normalize_text(text), call_id)
-    for _, address in find_addresses(text):
-        table.setdefault(address.lower(), call_id)
+    table.setdefault(leaf.normalized, call_id)
+    for address in leaf.addresses:
+        table.setdefault(address, call_id)
     return True
 
 

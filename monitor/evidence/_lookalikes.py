@@ -14,7 +14,6 @@ import functools
 import unicodedata
 from collections.abc import Iterable
 
-from confusable_homoglyphs import confusables
 from rapidfuzz.distance import Levenshtein
 
 MAX_EDITS = 2
@@ -28,6 +27,8 @@ _MIN_AFFIX_LENGTH = 5
 
 @functools.cache
 def _latin_for(char: str) -> str:
+    from confusable_homoglyphs import confusables  # its tables are built on import: only when first needed
+
     try:
         found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
     except (KeyError, ValueError):  # characters outside the library's tables stand for themselves

@@ -35,12 +35,24 @@ _MEMOS: list[TextMemo[Any, Any]] = []
 
 class TextMemo(Generic[_P, _T]):
     """A pure function of a text (and other hashable positional arguments), memoized for texts up to ``chars``
-    long, within ``budget`` units in all (the module says what an entry costs)."""
+    long, within ``budget`` units in all (the module says what an entry costs; ``cost``, when given, says it
+    instead, from the text and the value)."""
 
-    def __init__(self, function: Callable[Concatenate[str, _P], _T], chars: int, budget: int) -> None:
+    def __init__(
+        self,
+        function: Callable[Concatenate[str, _P], _T],
+        chars: int,
+        budget: int,
+        cost: Callable[[str, _T], int] | None = None,
+    ) -> None:
         self.function = function
         self.chars = chars
         self.budget = budget
+        self.cost = cost or _default_cost
+        self.hits = 0
+        """Calls answered from the memo (counted without a lock: a figure for benchmarks, not an exact tally)."""
+        self.misses = 0
+        """Calls worked out, the text kept or too long to keep."""
         self._kept: OrderedDict[Any, tuple[_T, int]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
@@ -50,18 +62,21 @@ class TextMemo(Generic[_P, _T]):
     def __call__(self, text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Return ``function(text, ...)``, from the memo when the text is short enough to be kept."""
         if len(text) > self.chars or kwargs:
+            self.misses += 1
             return self.function(text, *args, **kwargs)
         key = (text, *args) if args else text
         kept = self._kept
         found = kept.get(key, _MISSING)
         if found is not _MISSING:
+            self.hits += 1
             try:  # noqa: SIM105 - a try costs nothing here; a context manager on every hit does
                 kept.move_to_end(key)
             except KeyError:  # another thread let it go meanwhile: it is still the answer
                 pass
             return found[0]  # type: ignore[no-any-return]
+        self.misses += 1
         value = self.function(text, *args, **kwargs)
-        cost = len(text) + (ITEM_COST * len(value) if isinstance(value, tuple) else 0)
+        cost = self.cost(text, value)
         with self._lock:
             if key not in kept:
                 kept[key] = (value, cost)
@@ -76,6 +91,7 @@ class TextMemo(Generic[_P, _T]):
         with self._lock:
             self._kept.clear()
             self._size = 0
+            self.hits = self.misses = 0
 
     def cache_size(self) -> int:
         """Texts kept now."""
@@ -84,6 +100,10 @@ class TextMemo(Generic[_P, _T]):
     def cache_units(self) -> int:
         """Units the entries kept now cost (:data:`ITEM_COST`)."""
         return self._size
+
+
+def _default_cost(text: str, value: object) -> int:
+    return len(text) + (ITEM_COST * len(value) if isinstance(value, tuple) else 0)
 
 
 def memoize_text(
@@ -102,6 +122,11 @@ def clear_text_memos() -> None:
     """Forget every text every memo keeps (to measure work on texts never seen before)."""
     for memo in _MEMOS:
         memo.cache_clear()
+
+
+def count_memo_hits() -> dict[str, tuple[int, int]]:
+    """Each memo's hits and misses so far, by the name of the function it memoizes (for benchmarks)."""
+    return {f"{memo.function.__module__}.{memo.function.__qualname__}": (memo.hits, memo.misses) for memo in _MEMOS}
 
 
 def count_memo_entries() -> int:

@@ -238,7 +238,7 @@ class SalientIndex:
         """Tokens that are not evidence: with no ``at``, never (what the user typed); with ``at``, not against
         private content added after time ``at`` (what the agent sent before that content arrived)."""
         cap = 4 * self.max_tokens
-        for fact in _scan(_prepare_text(text[:MAX_EXAMINED_CHARS]), lookup=True):
+        for fact in _read_lookup_facts(text[:MAX_EXAMINED_CHARS]):
             for token in fact.tokens:
                 if at is None:
                     if len(self._typed) < cap:
@@ -305,6 +305,11 @@ def _iter_views(text: str) -> Iterator[str]:
 @memoize_text(chars=1_000, budget=1_000_000)
 def _read_private_facts(text: str) -> tuple[_Fact, ...]:
     return tuple(_scan(_prepare_text(text), lookup=False))
+
+
+@memoize_text(chars=1_000, budget=1_000_000)
+def _read_lookup_facts(text: str) -> tuple[_Fact, ...]:
+    return tuple(_scan(_prepare_text(text), lookup=True))
 
 
 def _scan(text: str, *, lookup: bool, known: Container[str] | None = None) -> Iterator[_Fact]:

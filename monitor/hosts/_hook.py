@@ -14,14 +14,15 @@ exit status is always 0, and nothing but the answer is written.
 
 from __future__ import annotations
 
-import contextlib
-import json
+# ``_socket`` and ``_hook_json`` rather than ``socket`` and ``json``: what those add (``enum``, ``re``, ``selectors``)
+# the client never uses, and importing them is a third of its start (tests/hosts/test_hook_imports.py)
+import _socket
 import os
-import socket
 import sys
 import time
 
 from monitor.errors import TrifectaError
+from monitor.hosts._hook_json import dumps, loads
 from monitor.hosts._hook_reply import with_last_reply
 from monitor.hosts._hook_trust import EngineUnavailable, check_engine_place, check_peer, check_private_dir
 
@@ -110,7 +111,7 @@ class HookOptions:
         named = [state_dir, sorted(self.rule_dirs()), self.builtin_rules, self.posture]
         if self.policy != "default" or self.scope is not None:
             named += [self.policy, self.scope and _absolute(self.scope)]
-        text = json.dumps(named).encode()
+        text = dumps(named).encode()
         return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
 
@@ -128,8 +129,11 @@ class EnginePaths:
         self.socket_dir_file = os.path.join(state_dir, f"engine-{key}.sockdir")
         if len(os.fsencode(self.socket)) > _SUN_PATH_MAX:
             self.socket = ""
-            with contextlib.suppress(OSError, UnicodeDecodeError), open(self.socket_dir_file, encoding="utf-8") as kept:
-                self.socket = os.path.join(kept.read(4096).strip(), f"{key}.sock")
+            try:
+                with open(self.socket_dir_file, encoding="utf-8") as kept:
+                    self.socket = os.path.join(kept.read(4096).strip(), f"{key}.sock")
+            except (OSError, UnicodeDecodeError):
+                pass  # no folder made yet: the client makes one when it starts the engine
         self.lock = os.path.join(state_dir, f"engine-{key}.lock")
         self.pid = os.path.join(state_dir, f"engine-{key}.pid")
         self.log = os.path.join(state_dir, LOG_NAME)
@@ -255,9 +259,11 @@ def run_hook(argv: list[str]) -> None:
     except Exception as exc:  # the last guard: never a traceback, never allow
         reason = f"internal error in the hook client ({type(exc).__name__}: {exc})"
         answer = _fallback_answer(payload, reason)
-        with contextlib.suppress(Exception):
+        try:  # noqa: SIM105 - not contextlib.suppress: the client starts without contextlib
             report_unrecorded(locate_engine(options) if options is not None else None, payload, reason)
-    _write(json.dumps(answer, ensure_ascii=False))
+        except Exception:
+            pass  # the answer is given whatever happens to the log
+    _write(dumps(answer, ensure_ascii=False))
 
 
 def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) -> None:
@@ -266,7 +272,7 @@ def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) ->
     raises."""
     if paths is None:
         return
-    with contextlib.suppress(Exception):  # the last word on a failure: nothing may escape it
+    try:  # the last word on a failure: nothing may escape it
         obj = _parse(payload)
         sid = obj.get("session_id") if isinstance(obj, dict) else None
         event = obj.get("hook_event_name") if isinstance(obj, dict) else None
@@ -278,6 +284,8 @@ def report_unrecorded(paths: EnginePaths | None, payload: bytes, reason: str) ->
             os.write(fd, f"{stamp} hook[{os.getpid()}] ERROR {line}\n".encode("utf-8", "backslashreplace"))
         finally:
             os.close(fd)
+    except Exception:
+        pass
 
 
 def _read_stdin() -> bytes:
@@ -352,7 +360,7 @@ def _looks_like_pre_tool_use(payload: bytes) -> bool:
 
 def _parse(payload: bytes) -> Any:
     try:
-        return json.loads(payload)
+        return loads(payload)
     except (ValueError, RecursionError):
         return None
 
@@ -366,8 +374,8 @@ def exchange(paths: EnginePaths, options: HookOptions, header: dict[str, Any], p
     conn = _connect(paths, options, deadline)
     try:
         conn.settimeout(max(0.001, deadline - time.monotonic()))
-        conn.sendall(json.dumps({"v": PROTOCOL, **header}).encode() + b"\n" + payload)
-        conn.shutdown(socket.SHUT_WR)
+        conn.sendall(dumps({"v": PROTOCOL, **header}).encode() + b"\n" + payload)
+        conn.shutdown(_socket.SHUT_WR)
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -399,12 +407,12 @@ def _check_reply(data: bytes) -> dict[str, Any]:
     return reply
 
 
-def _connect(paths: EnginePaths, options: HookOptions, deadline: float) -> socket.socket:
+def _connect(paths: EnginePaths, options: HookOptions, deadline: float) -> _socket.socket:
     started_at: float | None = None
     delay = 0.002
     while True:
         try:
-            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         except OSError as exc:  # out of descriptors, say
             raise EngineUnavailable(f"cannot reach the engine ({exc.strerror or exc})") from None
         try:
@@ -486,7 +494,7 @@ def start_engine(paths: EnginePaths, options: HookOptions) -> None:
 
 
 def _stop_engine(paths: EnginePaths, timeout: float) -> None:
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         if not paths.socket:
             return
@@ -494,8 +502,8 @@ def _stop_engine(paths: EnginePaths, timeout: float) -> None:
         conn.settimeout(timeout)
         conn.connect(paths.socket)
         check_peer(conn)
-        conn.sendall(json.dumps({"v": PROTOCOL, "op": "stop"}).encode() + b"\n")
-        conn.shutdown(socket.SHUT_WR)
+        conn.sendall(dumps({"v": PROTOCOL, "op": "stop"}).encode() + b"\n")
+        conn.shutdown(_socket.SHUT_WR)
         conn.recv(1024)
     except EngineUnavailable as exc:
         sys.stderr.write(f"trifecta hook claude-code: {exc}\n")

@@ -4,8 +4,9 @@ no tool call is there to decide on."""
 
 from __future__ import annotations
 
-import json
 import os
+
+from monitor.hosts._hook_json import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ _TRANSCRIPT_TAIL = 1 << 20
 
 def _parse(data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return loads(data)
     except (ValueError, RecursionError):
         return None
 
@@ -35,7 +36,7 @@ def with_last_reply(payload: bytes) -> bytes:
         reply = _read_last_reply(path)
         if not reply:
             return payload
-        return json.dumps({**obj, "last_assistant_message": reply}, ensure_ascii=False).encode()
+        return dumps({**obj, "last_assistant_message": reply}, ensure_ascii=False).encode()
     except Exception:
         return payload
 

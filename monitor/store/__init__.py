@@ -3,7 +3,8 @@
 The Claude Code hook keeps each session's events in one SQLite file, ``hooks.sqlite3`` in the state
 directory (:func:`default_state_dir`: ``$TRIFECTA_STATE_DIR`` when set, else the user's state directory),
 and :class:`HookStore` is the one way the package writes and reads it. Importing this package loads the
-standard library and :mod:`monitor.errors` only, so a short-lived hook process starts fast.
+standard library and :mod:`monitor.errors` only, each name when first used, so a short-lived hook process
+starts fast (:func:`default_state_dir` does not load SQLite).
 
 **The file.** A SQLite 3 database in WAL mode, written with ``synchronous=FULL``; each hook event is one
 ``BEGIN IMMEDIATE`` transaction (the event, its decision and the session's summary together), so writers of
@@ -61,9 +62,46 @@ JSON Lines file; ``sqlite3 -readonly hooks.sqlite3 'SELECT * FROM sessions ORDER
 lists them while hooks write.
 """
 
-from monitor.store._paths import default_state_dir, default_store_path
-from monitor.store._schema import SCHEMA_VERSION
-from monitor.store._store import HookStore, PrivateWrite, StoredDecision, StoredEvent, StoredSession
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not imported from typing: the hook client must not pay for importing it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from monitor.store._paths import default_state_dir, default_store_path
+    from monitor.store._schema import SCHEMA_VERSION
+    from monitor.store._store import HookStore, PrivateWrite, StoredDecision, StoredEvent, StoredSession
+
+# Each name is imported when first used (PEP 562): the hook client asks for the default state directory at every
+# event and must not load SQLite and the store's classes for it. The loader has the shape of ``monitor``'s and
+# ``monitor.otel``'s; each package keeps its own, so the client's path reads no module it does not need.
+_HOMES = {
+    "HookStore": "monitor.store._store",
+    "PrivateWrite": "monitor.store._store",
+    "SCHEMA_VERSION": "monitor.store._schema",
+    "StoredDecision": "monitor.store._store",
+    "StoredEvent": "monitor.store._store",
+    "StoredSession": "monitor.store._store",
+    "default_state_dir": "monitor.store._paths",
+    "default_store_path": "monitor.store._paths",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "HookStore",

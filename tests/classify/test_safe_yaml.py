@@ -57,6 +57,15 @@ def test_the_expansion_bound_counts_nodes_as_expanded() -> None:
     assert "more than 15 nodes" in refusal(text, YamlLimits(max_nodes=15)).message
 
 
+def test_a_file_without_aliases_is_held_to_the_node_bound_too() -> None:
+    """Without aliases the nodes are counted as they are parsed, and the graph is walked only when they are too
+    many: the refusal is the same as the walk's."""
+    text = "a: [1, 2, 3]\nb: [4, 5]\n"  # 1 map + 2 keys + 2 seqs + 5 items = 10 nodes
+    assert load_yaml_text(text, YamlLimits(max_nodes=10))[1] == {"a": [1, 2, 3], "b": [4, 5]}
+    problem = refusal(text, YamlLimits(max_nodes=9))
+    assert (problem.line, problem.message) == (1, "aliases expand to more than 9 nodes (an alias bomb?)")
+
+
 def test_a_recursive_alias_is_refused() -> None:
     problem = refusal("a: &a [1, *a]\n")
     assert (problem.line, problem.message) == (1, "an alias refers to a node that contains it")

@@ -7,9 +7,18 @@ from pathlib import Path
 
 from monitor import SessionMonitor
 from monitor.analysis import analyze_records
-from monitor.evidence import _content, _destinations, _fingerprints, _paraphrase, clear_text_memos, count_memo_entries
+from monitor.evidence import (
+    _content,
+    _destinations,
+    _digest,
+    _fingerprints,
+    _paraphrase,
+    clear_text_memos,
+    count_memo_entries,
+    count_memo_hits,
+)
 from monitor.evidence._fingerprints import FragmentIndex
-from monitor.evidence._memo import ITEM_COST, memoize_text
+from monitor.evidence._memo import ITEM_COST, TextMemo, memoize_text
 from monitor.ingest import read_inputs
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*/*.jsonl"))
@@ -19,6 +28,9 @@ MEMOS = [
     _fingerprints._read_fingerprints,
     _fingerprints._read_secrets,
     _paraphrase._read_private_facts,
+    _paraphrase._read_lookup_facts,
+    _fingerprints._read_kgrams,
+    _digest._digest_text,
 ]
 
 
@@ -62,6 +74,28 @@ def test_a_result_of_many_items_costs_its_items_too() -> None:
     assert letters.cache_units() == 8 + 8 * ITEM_COST
     letters("ijk")  # 3 + 3 * 64 more: over the budget, the oldest goes
     assert letters.cache_size() == 1 and letters.cache_units() == 3 + 3 * ITEM_COST
+
+
+def test_a_memo_counts_what_it_answered_and_what_it_worked_out() -> None:
+    @memoize_text(chars=5, budget=100)
+    def echo(text: str) -> str:
+        return text
+
+    for text in ("ab", "ab", "cd", "too long"):
+        echo(text)
+    assert (echo.hits, echo.misses) == (1, 3)  # the long text is worked out, never kept
+    name = f"{echo.function.__module__}.{echo.function.__qualname__}"
+    assert count_memo_hits()[name] == (1, 3)
+    echo.cache_clear()
+    assert (echo.hits, echo.misses, echo.cache_size()) == (0, 0, 0)
+
+
+def test_a_memo_charges_what_its_cost_says() -> None:
+    memo = TextMemo(lambda text: text * 3, 100, 10, cost=lambda text, value: len(value))
+    memo("abc")
+    assert memo.cache_units() == 9
+    memo("de")  # 9 + 6 > 10: the oldest goes
+    assert (memo.cache_size(), memo.cache_units()) == (1, 6)
 
 
 def test_the_same_value_under_another_key_is_read_for_that_key() -> None:
