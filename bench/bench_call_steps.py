@@ -2,9 +2,10 @@
 
 Analyses the archive as ``trifecta analyze --format json --jobs 1`` does (as ``bench_analyze.py`` does), with a
 CPU-time counter around each step of the engine, and prints each step's CPU time per call (µs), its share of the
-whole, and how often it ran. Steps nest (an indented step is part of the one above it), and a step's time
-includes what it calls. Beside them: the bare parse of the same archive (``orjson.loads`` of every run file),
-the yardstick of ``bench_analyze.py``, and the hits and misses of each evidence memo. The counters themselves
+whole, and how often it ran. Steps nest: an indented step is counted only while the step above it runs (the
+same function called from elsewhere is left out of that row), and a step's time includes what it calls. Beside
+them: the bare parse of the same archive (``orjson.loads`` of every run file), the yardstick of
+``bench_analyze.py``, and the hits and misses of each evidence memo. The counters themselves
 cost about a microsecond each time a step runs, which the total includes.
 
 Usage::
@@ -47,12 +48,20 @@ STEPS: list[tuple[int, str, Any, str]] = [
 ]
 
 
+def find_parent(i: int) -> int | None:
+    """The index of the step that step ``i`` is part of (the nearest step above it one level up), or None."""
+    depth = STEPS[i][0]
+    return next((j for j in range(i - 1, -1, -1) if STEPS[j][0] == depth - 1), None) if depth else None
+
+
 class StepClock:
     """CPU time and calls of each step, counted by wrappers around the step's function."""
 
     def __init__(self) -> None:
         self.seconds = [0.0] * len(STEPS)
         self.calls = [0] * len(STEPS)
+        self.running = [0] * len(STEPS)
+        self.parents = [find_parent(i) for i in range(len(STEPS))]
         self._saved: list[tuple[Any, str, Any]] = []
 
     def install(self) -> None:
@@ -70,14 +79,18 @@ class StepClock:
 
     def _wrap(self, i: int, function: Callable[..., Any]) -> Callable[..., Any]:
         clock = time.process_time
-        seconds, calls = self.seconds, self.calls
+        seconds, calls, running, parent = self.seconds, self.calls, self.running, self.parents[i]
 
         @functools.wraps(function)
         def counted(*args: Any, **kwargs: Any) -> Any:
+            if parent is not None and not running[parent]:
+                return function(*args, **kwargs)
             start = clock()
+            running[i] += 1
             try:
                 return function(*args, **kwargs)
             finally:
+                running[i] -= 1
                 seconds[i] += clock() - start
                 calls[i] += 1
 

@@ -102,6 +102,8 @@ from opentelemetry.sdk.trace.export import (
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ARCHIVE = ROOT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
+# How long a turn waits for the delivery thread to hand over its queue before the benchmark gives up.
+DRAIN_LIMIT_S = 120.0
 sys.path.insert(0, str(ROOT))
 
 from monitor.otel import (  # noqa: E402
@@ -351,7 +353,13 @@ class EnginePause:
             return
         delivery = self.processor._delivery
         delivery._wake.set()
+        deadline = time.monotonic() + DRAIN_LIMIT_S
         while delivery._queued or not delivery._asleep:
+            if time.monotonic() > deadline:
+                raise SystemExit(
+                    f"the delivery thread did not hand over its queue within {DRAIN_LIMIT_S:.0f} s "
+                    f"({len(delivery._queued)} items left): it stopped or is stuck, so the turns cannot be timed"
+                )
             time.sleep(0.00005)
 
     def pause(self) -> None:

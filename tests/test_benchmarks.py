@@ -98,3 +98,45 @@ def test_bench_call_steps_prints_the_cost_of_each_step_per_call() -> None:
         parents.append(us)
     assert sum(us for depth, us, _ in steps.values() if depth == 0) <= whole + 1
     assert "| _digest._digest_text_now |" in out  # the memos' hits and misses
+
+
+def test_a_nested_step_is_counted_only_while_its_parent_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import bench_call_steps
+
+    class Work:
+        def outer(self) -> None:
+            self.inner()
+
+        def inner(self) -> None:
+            pass
+
+    monkeypatch.setattr(bench_call_steps, "STEPS", [(0, "outer", Work, "outer"), (1, "inner", Work, "inner")])
+    clock = bench_call_steps.StepClock()
+    clock.install()
+    try:
+        work = Work()
+        work.outer()
+        work.inner()  # called from elsewhere: not part of "outer", so not in its row
+        work.outer()
+    finally:
+        clock.remove()
+    assert clock.calls == [2, 2]
+    assert Work.__dict__["inner"].__name__ == "inner" and not hasattr(Work.__dict__["inner"], "__wrapped__")
+
+
+def test_a_turn_gives_up_clearly_when_the_delivery_thread_never_hands_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import threading
+    from types import SimpleNamespace
+
+    import bench_otel
+
+    stuck = SimpleNamespace(worker=SimpleNamespace(), _wake=threading.Event(), _queued=[b"{}"], _asleep=False)
+    monkeypatch.setattr(bench_otel, "DRAIN_LIMIT_S", 0.05)
+    pause = bench_otel.EnginePause(SimpleNamespace(_delivery=stuck, worker_kind="thread"), drains=True)
+    with pytest.raises(SystemExit, match="did not hand over its queue"):
+        pause.drain()
+    stuck._queued.clear()
+    stuck._asleep = True
+    pause.drain()  # an idle thread: the turn ends at once

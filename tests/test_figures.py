@@ -5,9 +5,10 @@ Each figure is read from its page and compared with a fresh ``trifecta eval agen
 ``../shared/data/agentdojo/dev-runs.tar.gz`` (the command the README gives), so a number changed in either place
 fails, and the failure lists every figure that differs: what the the page says and what was measured.
 
-The four configurations of the README's table (and the leave-one-suite-out run, whose evaluation with every rule
-file is also the default row) run once per module, as child processes started together: the whole evaluation
-takes a minute or two of CPU per configuration, the leave-one-suite-out run about 2.5 times that.
+The four configurations of the table and the five-suite leave-one-suite-out run (whose AgentDojo suites give the
+leave-one-suite-out figures of docs/evaluation.md) run once per module, as child processes started together: the
+whole evaluation takes a minute or two of CPU per configuration, the five-suite run about 2.5 times that. The module
+runs whole in one test worker (``--dist loadfile``), so its evaluations start once.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ pytestmark = [pytest.mark.shared_data, pytest.mark.timeout(1200)]
 
 PROJECT = Path(__file__).resolve().parents[1]
 ARCHIVE = PROJECT / ".." / "shared" / "data" / "agentdojo" / "dev-runs.tar.gz"
+AGENTDYN = PROJECT / ".." / "shared" / "data" / "agentdyn" / "dev-runs.tar.gz"
 README = PROJECT / "README.md"
 EVALUATION = PROJECT / "docs" / "evaluation.md"
 FIVE_SUITES = "Leave one suite out: five suites"
@@ -164,9 +166,9 @@ TABLE = read_table()
 # -- measuring -----------------------------------------------------------------------------------------------------
 
 
-def run_evaluation(*options: str) -> dict[str, Any]:
-    """Run ``trifecta eval agentdojo ARCHIVE --format json OPTIONS`` in a child process; return its document."""
-    command = [sys.executable, "-m", "monitor", "eval", "agentdojo", str(ARCHIVE), "--format", "json", *options]
+def run_evaluation(*options: str, archives: tuple[Path, ...] = (ARCHIVE,)) -> dict[str, Any]:
+    """Run ``trifecta eval agentdojo ARCHIVES --format json OPTIONS`` in a child process; return its document."""
+    command = [sys.executable, "-m", "monitor", "eval", "agentdojo", *map(str, archives), "--format", "json", *options]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     # Exit 2 with a document: some runs could not be read, which the tests report as a difference.
     assert done.returncode in (0, 2) and done.stdout, (
@@ -179,29 +181,35 @@ def run_evaluation(*options: str) -> dict[str, Any]:
 
 
 def options_for(posture: str, rule_packs: bool) -> tuple[str, ...]:
-    """The command-line options of one configuration; the default one runs with ``--leave-one-suite-out``,
-    whose evaluation with every rule file is the plain one."""
-    if (posture, rule_packs) == ("balanced", True):
-        return ("--leave-one-suite-out",)
+    """The command-line options of one configuration."""
     return ("--posture", posture, *(() if rule_packs else ("--no-builtin-rules",)))
+
+
+# The five-suite run's key among the evaluations of :func:`measured`.
+FIVE = ("five suites", True)
 
 
 @pytest.fixture(scope="module")
 def measured() -> Iterator[dict[tuple[str, bool], Future[dict[str, Any]]]]:
-    """Every configuration of the table, evaluated once for the module (started together, awaited by each test)."""
+    """Every configuration of the table and the five-suite leave-one-suite-out run (key :data:`FIVE`), evaluated
+    once for the module (started together, awaited by each test)."""
     assert ARCHIVE.exists(), (
         f"AgentDojo data missing: expected {ARCHIVE.resolve()} (../shared/data beside the project folder); "
         "the README's figures cannot be checked without it"
     )
-    with ThreadPoolExecutor(max_workers=len(TABLE)) as pool:
-        yield {
+    assert AGENTDYN.exists(), f"AgentDyn data missing: expected {AGENTDYN.resolve()}; the five-suite figures need it"
+    with ThreadPoolExecutor(max_workers=len(TABLE) + 1) as pool:
+        # The longest run first, so it never waits for a worker.
+        five = pool.submit(run_evaluation, "--leave-one-suite-out", archives=(ARCHIVE, AGENTDYN))
+        futures = {
             (row.posture, row.rule_packs): pool.submit(run_evaluation, *options_for(row.posture, row.rule_packs))
             for row in TABLE
         }
+        yield {FIVE: five, **futures}
 
 
 def default_document(measured: dict[tuple[str, bool], Future[dict[str, Any]]]) -> dict[str, Any]:
-    """The evaluation of the default configuration (balanced, rule packs), with its leave-one-suite-out runs."""
+    """The evaluation of the default configuration (balanced, rule packs)."""
     return measured[("balanced", True)].result()
 
 
@@ -284,7 +292,11 @@ def test_leave_one_suite_out_matches_a_fresh_evaluation(
         for m in re.finditer(rf"(?P<suite>[\w-]+) (?P<figure>{_RATIO.pattern})", sentence[1])
     }
     assert stated, f"no 'suite N / M' figures in {sentence[1]!r}"
-    held_out = {h["suite"]: h for h in default_document(measured)["leave_one_suite_out"]}
+    # The AgentDojo suites held out in the five-suite run: a suite's sessions are replayed alike whatever other
+    # archives are evaluated with it, and the suites not held out keep every rule file and their figures.
+    five = measured[FIVE].result()
+    suites = default_document(measured)["suites"]
+    held_out = {h["suite"]: h for h in five["leave_one_suite_out"] if h["suite"] in suites}
     differences = []
     if stated.keys() != held_out.keys():
         differences.append(f"suites held out: README names {sorted(stated)}, measured {sorted(held_out)}")
@@ -293,11 +305,13 @@ def test_leave_one_suite_out_matches_a_fresh_evaluation(
         differences += stated[suite].differences(f"{suite} held out", benign["prompted"], benign["sessions"])
     if "every exfiltration attempt is still caught in each run" in " ".join(section.split()):
         for suite, held in sorted(held_out.items()):
-            exfiltration = held["overall"]["attempts"]["exfiltration"]
-            if exfiltration["caught"] != exfiltration["attempts"]:
+            scores = [held["held_out_suite"], *(five["suites"][other] for other in suites if other != suite)]
+            exfiltration = [score["attempts"].get("exfiltration", {"attempts": 0, "caught": 0}) for score in scores]
+            caught, attempts = sum(e["caught"] for e in exfiltration), sum(e["attempts"] for e in exfiltration)
+            if caught != attempts:
                 differences.append(
                     f"{suite} held out: the page says every exfiltration attempt is still caught, measured "
-                    f"{exfiltration['caught']:,} / {exfiltration['attempts']:,}"
+                    f"{caught:,} / {attempts:,}"
                 )
     assert not differences, report(differences)
 
@@ -375,7 +389,6 @@ def test_client_baselines_match_a_fresh_evaluation(
 
 # -- leave one suite out over the five suites -----------------------------------------------------------------------
 
-AGENTDYN = PROJECT / ".." / "shared" / "data" / "agentdyn" / "dev-runs.tar.gz"
 # The columns of the README's five-suite table after its first two, and what each counts in the JSON document.
 FIVE_COLUMNS = (
     ("benign sessions asked", "benign_asked", None),
@@ -399,22 +412,13 @@ def read_five_suite_table() -> dict[str, list[str]]:
     return rows
 
 
-@pytest.fixture(scope="module")
-def five_suites() -> dict[str, Any]:
-    """``trifecta eval agentdojo AGENTDOJO AGENTDYN --leave-one-suite-out``: every suite held out once."""
-    assert AGENTDYN.exists(), f"AgentDyn data missing: expected {AGENTDYN.resolve()}; the five-suite figures need it"
-    command = [sys.executable, "-m", "monitor", "eval", "agentdojo", str(ARCHIVE), str(AGENTDYN)]
-    done = subprocess.run([*command, "--leave-one-suite-out", "--format", "json"], capture_output=True, text=True)
-    assert done.returncode in (0, 2) and done.stdout, f"{' '.join(command)} exited {done.returncode}: {done.stderr}"
-    document: dict[str, Any] = json.loads(done.stdout)
-    return document
-
-
-def test_the_five_suite_table_matches_a_fresh_evaluation(five_suites: dict[str, Any]) -> None:
+def test_the_five_suite_table_matches_a_fresh_evaluation(
+    measured: dict[tuple[str, bool], Future[dict[str, Any]]],
+) -> None:
     """README, "Leave one suite out: five suites": per held-out suite, whether a pack was removed, and each figure
     (a dash where the suite has no attempt of the class)."""
     stated = read_five_suite_table()
-    held_out = {h["suite"]: h for h in five_suites["leave_one_suite_out"]}
+    held_out = {h["suite"]: h for h in measured[FIVE].result()["leave_one_suite_out"]}
     differences = []
     if stated.keys() != held_out.keys():
         differences.append(f"suites: README names {sorted(stated)}, measured {sorted(held_out)}")

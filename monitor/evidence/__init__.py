@@ -28,6 +28,7 @@ from monitor.evidence._destinations import (
     OUTSIDER_KEYS,
     SHELL_KEYS,
     TARGET_KEYS,
+    ArgumentTextsOnce,
     bound_arguments,
     extract_destinations,
     extract_embedded_urls,
@@ -69,6 +70,7 @@ from monitor.evidence._views import MAX_VIEW_CHARS, MAX_VIEWS, decoded_views, it
 __all__ = [
     "ACTION_FAMILIES",
     "ActionFamily",
+    "ArgumentTextsOnce",
     "BLOCK",
     "ContentIndex",
     "DESTINATION_KEYS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -424,6 +425,35 @@ def bound_arguments(arguments: Mapping[str, Any], max_chars: int = MAX_ARGUMENT_
     return root, True
 
 
+_ArgumentTexts = tuple[tuple[str, str, str], ...]
+# The texts of each argument value walked in the current call (see :class:`ArgumentTextsOnce`), by the value's
+# identity; the value itself is held beside them, so no other object takes its identity meanwhile.
+_WALKED: ContextVar[dict[int, tuple[Any, _ArgumentTexts]] | None] = ContextVar("walked_arguments", default=None)
+
+
+class ArgumentTextsOnce:
+    """A scope in which each argument value is walked for its texts once: the engine's evidence reads a call's
+    arguments many times while it decides the call (destinations, provenance, private content, effects), and
+    within the scope :func:`iter_argument_texts` gives the texts of a value it walked before from what it kept.
+
+    The scope is one engine step on one session (deciding a call, recording a result), in one thread or task
+    (a context variable). The arguments must not change within it: the engine reads its own copies of them.
+    """
+
+    __slots__ = ("_token",)
+
+    def __init__(self) -> None:
+        self._token: Token[dict[int, tuple[Any, _ArgumentTexts]] | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _WALKED.set({})
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _WALKED.reset(self._token)
+            self._token = None
+
+
 def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, str]]:
     """Yield ``(path, key, text)`` for every string and number under ``value`` (a call's arguments): its JSON
     pointer, the nearest mapping key above it, and the value as text.
@@ -431,8 +461,20 @@ def iter_argument_texts(value: Any, path: str = "", key: str = "") -> Iterator[t
     The walk is bounded and never drops text: a container deeper than :data:`MAX_ARGUMENT_DEPTH`, and all that
     is left once :data:`MAX_ARGUMENT_NODES` values were walked, is read in bulk: its strings and numbers joined
     into one text, under the container's path and key, and again under the first shell, destination and target
-    key inside it. The work is linear in the size of ``value`` and the number of texts yielded is bounded.
+    key inside it. The work is linear in the size of ``value`` and the number of texts yielded is bounded. Within
+    an :class:`ArgumentTextsOnce` scope, a value is walked once.
     """
+    walked = _WALKED.get()
+    if walked is None or path or key:
+        return _walk_argument_texts(value, path, key)
+    found = walked.get(id(value))
+    if found is None or found[0] is not value:
+        found = (value, tuple(_walk_argument_texts(value, "", "")))
+        walked[id(value)] = found
+    return iter(found[1])
+
+
+def _walk_argument_texts(value: Any, path: str, key: str) -> Iterator[tuple[str, str, str]]:
     stack: list[tuple[str, str, Iterator[tuple[str, str, Any]]]] = [(path, key, iter([(path, key, value)]))]
     nodes = 0
     while stack:

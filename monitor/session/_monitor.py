@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 from monitor.classify import Classifier
 from monitor.decide import Policy, Scope, decide_on_monitor_error
 from monitor.errors import describe_exception
-from monitor.evidence import ContentIndex, ReadBounds
+from monitor.evidence import ArgumentTextsOnce, ContentIndex, ReadBounds
 from monitor.models import (
     AlertKind,
     AlertRaised,
@@ -372,7 +372,7 @@ class SessionMonitor:
         """Run ``work`` on the session under the session's own lock; on failure record it (about ``call_id``, if
         given) and return ``fallback()``. Then push what the work raised to the sink."""
         try:
-            with self._sessions.hold(session_id) as slot:
+            with self._sessions.hold(session_id) as slot, ArgumentTextsOnce():
                 result = work(slot.value)
                 notices = slot.value.take_notices()
         except Exception:

@@ -98,7 +98,12 @@ def test_a_digest_lists_objects_and_leaves_in_the_order_the_walk_met_them() -> N
     kinds = ["object" if isinstance(item, ObjectDigest) else "leaf" for item in digest.items]
     assert kinds[0] == "object" and kinds.count("object") == 3
     leaves = [item for item in digest.items if isinstance(item, LeafDigest)]
-    assert [leaf.value for leaf in leaves][:3] == ["mallory@evil.example", "Re: invoice", leaves[2].value]
+    assert [leaf.value for leaf in leaves][:4] == [
+        "mallory@evil.example",
+        "Re: invoice",
+        "Please wire it to DE89 3704 0044 0532 0130 00",
+        "ana@corp.example",
+    ]
     body = next(leaf for leaf in leaves if leaf.key == "body")
     assert body.free_text and body.addresses == () and body.normalized == body.value.lower()
     sender = leaves[0]
