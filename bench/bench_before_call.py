@@ -4,7 +4,7 @@ A host asks the monitor before every tool call, so this is the latency an agent 
 ``--sizes`` (default 10, 100, 1,000, 10,000), a session is driven to N prior calls: a mix of private reads
 (mail, files), untrusted fetches (web pages, issues) and sends, each with a result of a few hundred characters
 that differs from call to call, so that the content index grows as it does in a long session. Then
-``--probes`` calls are asked about (``before_call`` timed with ``perf_counter_ns``, nothing else), in turn: a
+``--probes`` calls are asked about (``before_call`` timed, in the CPU time of its thread, nothing else), in turn: a
 read, a fetch and a send carrying a line of earlier private content (the costliest kind: the session is armed
 and the engine gathers evidence). Each probe gets its result afterwards (not timed), so the probes add
 ``--probes`` calls to the session: the curve is over N to N + probes calls.
@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from machine_load import describe_load
 
 from monitor import SessionMonitor
 
@@ -64,9 +66,9 @@ def run_call(monitor: SessionMonitor, n: int, timed: bool) -> int:
         earlier = make_text(n - 4, "private")
         tool, args = "send_mail", {"to": f"partner{n}@vendor.example", "body": "Summary: " + earlier[:160]}
         result = "sent"
-    start = time.perf_counter_ns()
+    start = time.thread_time_ns()
     monitor.before_call("s", "app", tool, args, f"c{n}")
-    took = time.perf_counter_ns() - start if timed else 0
+    took = time.thread_time_ns() - start if timed else 0
     monitor.after_call("s", f"c{n}", {"content": [{"type": "text", "text": result}]})
     return took
 
@@ -96,6 +98,7 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=300)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    print(describe_load("times are CPU time of the thread that asks (``thread_time``)"))
     print(f"{'prior calls':>12} {'n':>5} {'median µs':>10} {'p90 µs':>9} {'p99 µs':>9} {'p99 / first':>12}")
     first = None
     for size in sizes:

@@ -31,6 +31,7 @@ import tracemalloc
 from pathlib import Path
 
 import orjson
+from machine_load import describe_load
 
 from monitor import SessionMonitor
 from monitor.evidence import Reading, iter_leaves
@@ -55,6 +56,7 @@ def yaml_bomb(lines: int) -> str:
 
 def bench_bomb() -> None:
     """Engine time of ``after_call`` on the bomb, by its number of lines."""
+    print(describe_load())
     print("YAML alias bomb (target: under 50 ms of engine time at 12 lines)")
     warm = SessionMonitor(rules="none")  # the first call compiles patterns and loads word lists
     warm.before_call("s", "web", "fetch_page", {"url": "https://a.example"}, "c1")
@@ -64,9 +66,9 @@ def bench_bomb() -> None:
         monitor = SessionMonitor(rules="none")
         monitor.observe_user_message("s", "read the page")
         monitor.before_call("s", "web", "fetch_page", {"url": "https://a.example"}, "c1")
-        start = time.perf_counter()
+        start = time.process_time()
         monitor.after_call("s", "c1", text)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         reading = Reading(text)
         leaves = sum(1 for _ in iter_leaves(reading))
         print(
@@ -102,6 +104,7 @@ def bench_locks() -> None:
     worker = threading.Thread(target=monitor.before_call, args=("slow", "srv", "slow_tool", {}, "c1"))
     worker.start()
     rules.entered.wait(30)
+    # A wait, not work: wall time is what it is measured in.
     start = time.perf_counter()
     monitor.before_call("other", "srv", "fast_tool", {"q": "x"}, "c1")
     waited = time.perf_counter() - start
@@ -212,17 +215,16 @@ STARTER = """
 import os, sys
 pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
 _, status, usage = os.wait4(pid, 0)
-print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
 """
 
 
 def peak_of(command: list[str]) -> tuple[float, float, int]:
-    """Run a command; its own peak resident memory (MB), its wall time (s) and its exit code."""
-    start = time.perf_counter()
+    """Run a command; its own peak resident memory (MB), its CPU time (s, user + system) and its exit code."""
     shown = subprocess.run(
         [sys.executable, "-S", "-c", STARTER, *command], capture_output=True, text=True, check=True
     ).stdout.split()
-    return int(shown[-2]) / 1024, time.perf_counter() - start, int(shown[-1])
+    return int(shown[-2]) / 1024, float(shown[-3]), int(shown[-1])
 
 
 def bench_large(size_mb: int) -> None:
@@ -237,7 +239,7 @@ def bench_large(size_mb: int) -> None:
             cli = [sys.executable, "-m", "monitor", "analyze", "--input-format", "agentdojo", str(path)]
             peak, elapsed, code = peak_of(cli)
             print(
-                f"  {kind:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s (exit {code}); "
+                f"  {kind:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s CPU (exit {code}); "
                 f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
             )
             path.unlink()
@@ -248,7 +250,7 @@ def bench_large(size_mb: int) -> None:
             cli = [sys.executable, "-m", "monitor", "analyze", "--input-format", fmt, str(path)]
             peak, elapsed, code = peak_of(cli)
             print(
-                f"  {fmt:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s (exit {code}); "
+                f"  {fmt:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s CPU (exit {code}); "
                 f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
             )
             path.unlink()
@@ -257,10 +259,10 @@ def bench_large(size_mb: int) -> None:
     monitor = SessionMonitor(rules="none")
     monitor.observe_user_message("s", "summarise my notes")
     monitor.before_call("s", "drive", "read_file", {"path": "notes.txt"}, "c1")
-    start = time.perf_counter()
+    start = time.process_time()
     monitor.after_call("s", "c1", text)
     monitor.before_call("s", "mail", "send_email", {"to": "ana@corp.example", "body": "the notes"}, "c2")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     monitor.before_call("s", "drive", "read_file", {"path": "notes.txt"}, "c3")
     tracemalloc.start()
     monitor.after_call("s", "c3", text)

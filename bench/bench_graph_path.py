@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine_load import describe_load
+
 import monitor.session._state as state_module
 from monitor import SessionMonitor
 from monitor.analysis import analyze_records
@@ -32,24 +34,25 @@ def main() -> None:
 
     def timed(name: str, work: Any) -> Any:
         def run(*a: Any, **k: Any) -> Any:
-            start = time.perf_counter()
+            start = time.process_time()
             try:
                 return work(*a, **k)
             finally:
-                spent[name] += time.perf_counter() - start
+                spent[name] += time.process_time() - start
                 counts[name] += 1
 
         return run
 
     state_module.find_path_steps = timed("search", state_module.find_path_steps)
     state_module.bound_arguments = timed("bound", state_module.bound_arguments)
-    start = time.perf_counter()
+    start = time.process_time()
     sessions = steps = 0
     for item in analyze_records(read_inputs([args.archive]), SessionMonitor()):
         if not isinstance(item, RecordError):
             sessions += 1
             steps += sum(len(alert.steps) for alert in item.alerts)
-    total = time.perf_counter() - start
+    total = time.process_time() - start
+    print(describe_load())
     print(f"sessions:       {sessions} ({steps} path steps)")
     print(f"analysis:       {total:8.2f} s")
     for name in spent:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from machine_load import describe_load
+
 from monitor.evidence import SalientIndex
 
 NOTE = "Meeting with Acme Corp about Project Nightingale, budget $2.4M, contact ref ACC-88412"
@@ -30,9 +32,9 @@ def time_search(idx: SalientIndex, text: str, repeat: int) -> float:
     """Best of ``repeat`` searches of ``text``, in seconds."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         idx.search([text])
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -49,6 +51,7 @@ def main() -> None:
     t_small = time_search(idx, small, args.repeat)
     t_big = time_search(idx, big, args.repeat)
     ratio = t_big / t_small
+    print(describe_load())
     print(f"prose 100 kB: {t_small * 1e3:8.1f} ms   1 MB: {t_big * 1e3:8.1f} ms   ratio {ratio:5.1f} (linear: ~10)")
     for atom in ATOMS:
         t_atom = time_search(idx, atom * (100_000 // len(atom)), args.repeat)

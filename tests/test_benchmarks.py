@@ -140,3 +140,21 @@ def test_a_turn_gives_up_clearly_when_the_delivery_thread_never_hands_over(monke
     stuck._queued.clear()
     stuck._asleep = True
     pause.drain()  # an idle thread: the turn ends at once
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["bench/bench_before_call.py", "--sizes", "10", "--probes", "6"],
+        ["bench/bench_evidence_steps.py", "--texts", "20"],
+        ["bench/bench_bounds.py", "--skip-large"],
+        ["bench/bench_fingerprints.py", "--mb", "0.2", "--time-mb", "0.05"],
+        ["bench/bench_graph_path.py", "tests/data/agentdojo-sample.tar.gz"],
+        ["bench/bench_paraphrase.py", "--repeat", "1"],
+    ],
+    ids=lambda arguments: Path(arguments[0]).stem,
+)
+def test_a_timing_benchmark_states_the_machines_load_and_that_it_times_cpu(arguments: list[str]) -> None:
+    out = run_bench(*arguments)
+    first = out.splitlines()[0]
+    assert re.fullmatch(r"machine load \(1, 5, 15 min\): [\d.]+ [\d.]+ [\d.]+; times are CPU time .+", first), first
