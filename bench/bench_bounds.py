@@ -240,7 +240,7 @@ def bench_large(size_mb: int) -> None:
             peak, elapsed, code = peak_of(cli)
             print(
                 f"  {kind:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s CPU (exit {code}); "
-                f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
+                f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s CPU"
             )
             path.unlink()
         for fmt in ("jsonl", "mcp", "claude-code", "otlp"):
@@ -251,7 +251,7 @@ def bench_large(size_mb: int) -> None:
             peak, elapsed, code = peak_of(cli)
             print(
                 f"  {fmt:11s}: analyze peak {peak:7.0f} MB in {elapsed:5.1f} s CPU (exit {code}); "
-                f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s"
+                f"reading alone {read_peak:7.0f} MB in {read_time:5.1f} s CPU"
             )
             path.unlink()
     line = "The quarterly numbers look fine and the team met its goals for the period. "
@@ -270,7 +270,7 @@ def bench_large(size_mb: int) -> None:
     peak = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
     print(
-        f"  engine alone on the {size_mb} MB string (after_call, then a send that searches it): {elapsed:.1f} s, "
+        f"  engine alone on the {size_mb} MB string (after_call, then a send that searches it): {elapsed:.1f} s CPU, "
         f"peak {peak:.1f} MB above the input (tracemalloc)"
     )
 
