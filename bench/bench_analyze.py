@@ -18,10 +18,12 @@ printed, so the figures hold on a shared, noisy machine (the load average is pri
 The runs of one benchmark share their environments, so many result texts come back from run to run; the
 benchmark prints how many of them are distinct, to say how much the first figure owes to that. Usage::
 
-    python bench/bench_analyze.py [ARCHIVE] [--posture balanced|strict] [--no-fresh] [--compare-collector]
+    python bench/bench_analyze.py [ARCHIVE] [--posture balanced|strict] [--no-fresh] [--compare-collector] [--floor]
 
-``--compare-collector`` also analyses once with the interpreter's default collector settings, and prints what
-the batch settings (``monitor.analysis.collect_for_batch``) save.
+``--compare-collector`` also analyses once with the interpreter's default settings (collector and memos), and
+prints what the batch settings (``monitor.analysis.collect_for_batch``) save. ``--floor`` analyses twice more with
+memos that keep every text, and times the second pass, in which every text has been read before: what no memo
+can save, the work of each call itself.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import orjson
 from monitor import Leg, Posture, SessionMonitor
 from monitor.analysis import analyze_records, collect_for_batch
 from monitor.classify import load_builtin_rules
-from monitor.evidence import clear_text_memos
+from monitor.evidence import clear_text_memos, count_memo_hits, widen_text_memos
 from monitor.ingest import RecordError, iter_run_files, read_inputs
 from monitor.models import AnalysisSummary
 from monitor.report import JsonDocumentWriter, hash_ruleset
@@ -166,6 +168,21 @@ def analyze(archive: Path, posture: Posture, *, fresh_memos: bool, batch: bool =
         return _write_analysis(archive, posture, summary, fresh_memos=fresh_memos)
 
 
+def measure_floor(archive: Path, posture: Posture) -> tuple[float, int]:
+    """The CPU time of an analysis in which every text has been read before, and the texts it still worked out
+    (none, unless a memo refused one): memos that keep every text are filled by one pass, and the second is
+    timed."""
+    clear_text_memos()
+    with collect_for_batch():  # the passes inside keep these bounds: only the outermost batch sets them
+        widen_text_memos(scale=1_000_000, chars=1_000_000_000)
+        analyze(archive, posture, fresh_memos=False)
+        before = sum(misses for _, misses in count_memo_hits().values())
+        floor_s, _ = measure_cpu(lambda: analyze(archive, posture, fresh_memos=False))
+        worked_out = sum(misses for _, misses in count_memo_hits().values()) - before
+    clear_text_memos()
+    return floor_s, worked_out
+
+
 def _write_analysis(archive: Path, posture: Posture, summary: AnalysisSummary, *, fresh_memos: bool) -> AnalysisSummary:
     writer = JsonDocumentWriter(_Discard(), tool_version="bench", ruleset_sha256=hash_ruleset([]), posture=posture)
     for item in analyze_records(read_inputs([archive]), SessionMonitor(posture=posture)):
@@ -187,7 +204,10 @@ def main() -> None:
     parser.add_argument("--posture", choices=[p.value for p in Posture], default="balanced")
     parser.add_argument("--no-fresh", action="store_true", help="skip the run with the memos cleared every session")
     parser.add_argument(
-        "--compare-collector", action="store_true", help="also analyse with the default collector settings"
+        "--compare-collector", action="store_true", help="also analyse with the default collector and memo settings"
+    )
+    parser.add_argument(
+        "--floor", action="store_true", help="also analyse with every text read before (memos that keep all)"
     )
     args = parser.parse_args()
     if not args.archive.exists():
@@ -229,8 +249,16 @@ def main() -> None:
         clear_text_memos()
         default_s, default = measure_cpu(lambda: analyze(args.archive, posture, fresh_memos=False, batch=False))
         assert default.by_level == summary.by_level and default.by_action == summary.by_action
-        print(f"analyze, default collector settings: {default_s:8.2f} s CPU")
-        print(f"ratio default/batch collector: {default_s / analyze_s:.2f}")
+        print(f"analyze, default collector and memo settings: {default_s:8.2f} s CPU")
+        print(f"ratio default/batch settings: {default_s / analyze_s:.2f}")
+    if args.floor:
+        floor_s, worked_out = measure_floor(args.archive, posture)
+        print(
+            f"analyze, every text read before: {floor_s:8.2f} s CPU  ({floor_s / calls * 1e6:6.0f} µs per call; "
+            f"{worked_out} texts worked out again)"
+        )
+        if peer_calls is not None:
+            print(f"ratio floor/peer:    {floor_s / peer_s:.2f}")
     print(f"ratio analyze/parse: {analyze_s / parse_s:.1f}")
     if peer_calls is not None:
         print(f"ratio analyze/peer:  {analyze_s / peer_s:.2f}")

@@ -3,11 +3,13 @@
 Each memo is fed texts of the longest length it keeps until it has let old ones go, then the growth of the
 process's resident memory is printed beside the units it keeps (characters of text, plus ``ITEM_COST`` per item
 of a kept result): words with numbers for the fingerprints and salient tokens (many facts per character), JSON
-listings for the documents, and texts dense with addresses. Run: ``python bench/bench_memo_memory.py``.
+listings for the documents, and texts dense with addresses. Run: ``python bench/bench_memo_memory.py [--batch]``;
+with ``--batch``, at the bounds a batch analysis gives them (``monitor.evidence.widen_text_memos``), and the total.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import random
@@ -25,6 +27,7 @@ from monitor.evidence import (
     _fingerprints,
     _paraphrase,
     clear_text_memos,
+    widen_text_memos,
 )
 
 RANDOM = random.Random(1)
@@ -63,7 +66,7 @@ def make_addresses(length: int) -> str:
     return " ".join(f"{w}@{w}.example" for w in RANDOM.sample(WORDS, length // 10))[:length]
 
 
-def fill(name: str, memo: Any, make: Callable[[], Any], call: Callable[[Any], object]) -> None:
+def fill(name: str, memo: Any, make: Callable[[], Any], call: Callable[[Any], object]) -> float:
     gc.collect()
     before = rss_mib()
     while True:  # until it is full: an entry went to make room (entries can be large, so never "98 % full")
@@ -77,30 +80,38 @@ def fill(name: str, memo: Any, make: Callable[[], Any], call: Callable[[Any], ob
     grown = rss_mib() - before
     kept = f"{memo.cache_size():>6} entries  {memo.cache_units():>10,} units of {memo.budget:>10,}"
     print(f"{name:<16} {kept}  {grown:6.1f} MiB")
+    return grown
 
 
 def main() -> None:
+    """Fill every memo past its budget and print the memory each holds."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batch", action="store_true", help="at the bounds a batch analysis gives the memos")
+    args = parser.parse_args()
     clear_text_memos()
+    if args.batch:
+        widen_text_memos()
     bounds = ReadBounds()
     print(f"{'memo':<16} {'kept':>14}  {'units':>30}  {'RSS growth':>10}")
     fingerprints, facts = _fingerprints._read_fingerprints, _paraphrase._read_private_facts
-    fill("fingerprints", fingerprints, lambda: make_prose(fingerprints.chars), fingerprints)
-    fill(
+    grown = fill("fingerprints", fingerprints, lambda: make_prose(fingerprints.chars), fingerprints)
+    grown += fill(
         "k-grams",
         _fingerprints._read_kgrams,
         lambda: make_prose(_fingerprints._read_kgrams.chars),
         _fingerprints._read_kgrams,
     )
-    fill("salient tokens", facts, lambda: make_prose(facts.chars), facts)
+    grown += fill("salient tokens", facts, lambda: make_prose(facts.chars), facts)
     lookup = _paraphrase._read_lookup_facts
-    fill("lookup tokens", lookup, lambda: make_prose(lookup.chars), lookup)
+    grown += fill("lookup tokens", lookup, lambda: make_prose(lookup.chars), lookup)
     addresses = _destinations._read_addresses
-    fill("addresses", addresses, lambda: make_addresses(addresses.chars), addresses)
+    grown += fill("addresses", addresses, lambda: make_addresses(addresses.chars), addresses)
     documents, digests = _content._parse_shared, _digest._digest_text
-    fill("documents", documents, lambda: make_listing(documents.chars), lambda t: documents(t, bounds))
-    fill(
+    grown += fill("documents", documents, lambda: make_listing(documents.chars), lambda t: documents(t, bounds))
+    grown += fill(
         "digests", digests, lambda: make_listing(digests.chars), lambda t: _digest.digest_result(Reading(t), 1_000_000)
     )
+    print(f"all memos: {grown:.1f} MiB")
 
 
 if __name__ == "__main__":

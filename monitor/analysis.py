@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.errors import describe_exception
+from monitor.evidence import narrow_text_memos, widen_text_memos
 from monitor.models import Event, Level, Record, RecordError, SessionEnd, SessionReport
 from monitor.session import SessionMonitor
 
@@ -152,14 +153,18 @@ def _describe(event: Event) -> str:
 
 @contextmanager
 def collect_for_batch() -> Iterator[None]:
-    """Run a batch analysis with the cyclic garbage collector set for it, and put it back afterwards.
+    """Run a batch analysis with the cyclic garbage collector and the evidence memos set for it, and put them
+    back afterwards.
 
     What is alive on entry (the rule packs, compiled patterns, imported modules) is moved out of the collector's
     sight (:func:`gc.freeze`), and a collection starts after 50,000 new container objects instead of 700: a batch
     makes and drops millions of short-lived values, which reference counting frees at once, and the collector's
     frequent passes over the same long-lived objects were a tenth of the run. Nothing an analysis decides depends
-    on when the collector runs. For command-line and worker processes, which own the interpreter; a host that
-    embeds the library keeps its own settings.
+    on when the collector runs. The evidence memos keep four times their budget and texts up to 50,000 characters
+    (:func:`monitor.evidence.widen_text_memos`): a corpus brings the same files and listings back in run after
+    run, more of them than a long-running host's memos are sized for; their answers are the same either way. For
+    command-line and worker processes, which own the interpreter; a host that embeds the library keeps its own
+    settings.
     """
     with _batch_lock:
         _batches[0] += 1
@@ -168,6 +173,7 @@ def collect_for_batch() -> Iterator[None]:
             gc.collect()
             gc.freeze()
             gc.set_threshold(*_BATCH_THRESHOLDS)
+            widen_text_memos()
     try:
         yield
     finally:
@@ -175,6 +181,7 @@ def collect_for_batch() -> Iterator[None]:
             _batches[0] -= 1
             if _batches[0] == 0:
                 thresholds, frozen = _saved
+                narrow_text_memos()
                 gc.set_threshold(*thresholds)
                 if not frozen:  # what the caller froze itself stays frozen
                     gc.unfreeze()

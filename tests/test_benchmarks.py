@@ -53,13 +53,22 @@ def test_bench_hook_reports_percentiles_and_ratio() -> None:
     assert re.search(r"ratio p95\(50\)/p95\(10\): \d+\.\d\d", out)
 
 
-def test_bench_memo_memory_fills_every_memo_to_its_budget_and_prints_the_memory() -> None:
-    out = run_bench("bench/bench_memo_memory.py")
-    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.strip()}
+@pytest.mark.parametrize("batch", [False, True], ids=["usual", "batch"])
+def test_bench_memo_memory_fills_every_memo_to_its_budget_and_prints_the_memory(batch: bool) -> None:
+    from monitor.evidence._memo import BATCH_SCALE, MEMO_BUDGET
+
+    out = run_bench("bench/bench_memo_memory.py", *(["--batch"] if batch else []))
+    lines = out.splitlines()
+    assert re.fullmatch(r"all memos: \d+\.\d MiB", lines[-1])
+    rows = {line.split()[0]: line for line in lines[1:-1] if line.strip()}
     assert set(rows) == {"fingerprints", "k-grams", "salient", "lookup", "addresses", "documents", "digests"}
+    budgets = []
     for line in rows.values():
         units, budget = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) units of\s+([\d,]+)", line)[0])
-        assert 0.9 * budget < units <= budget and line.endswith("MiB")
+        # Filled: what is left once an entry went is most of the budget (a batch's entries are larger).
+        assert (0.6 if batch else 0.9) * budget < units <= budget and line.endswith("MiB")
+        budgets.append(budget)
+    assert (MEMO_BUDGET * BATCH_SCALE in budgets) == batch  # the batch's bounds were the ones filled
 
 
 def test_bench_evidence_steps_times_every_step_against_the_target() -> None:
@@ -80,6 +89,14 @@ def test_bench_analyze_prints_cpu_time_ratios_in_one_run() -> None:
     assert re.search(r"ratio analyze/parse: \d+\.\d", out)
     # The peer is measured when it is installed, and said to be missing otherwise: never silently left out.
     assert re.search(r"ratio analyze/peer: +\d+\.\d\d", out) or "peer:               not installed" in out
+
+
+def test_bench_analyze_times_the_floor_every_text_read_before() -> None:
+    out = run_bench("bench/bench_analyze.py", "tests/data/agentdojo-sample.tar.gz", "--no-fresh", "--floor")
+    floor = re.search(r"analyze, every text read before: +([\d.]+) s CPU +\( *(\d+) µs per call; (\d+) texts", out)
+    assert floor is not None and float(floor[1]) > 0
+    assert floor[3] == "0"  # the timed pass read no text for the first time
+    assert re.search(r"ratio floor/peer: +\d+\.\d\d", out) or "peer:               not installed" in out
 
 
 def test_bench_call_steps_prints_the_cost_of_each_step_per_call() -> None:

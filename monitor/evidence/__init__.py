@@ -50,7 +50,13 @@ from monitor.evidence._fold import fold
 from monitor.evidence._hosts import canonical_host, host_of_url, is_internal_host, parse_ipv4
 from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
-from monitor.evidence._memo import clear_text_memos, count_memo_entries, count_memo_hits
+from monitor.evidence._memo import (
+    clear_text_memos,
+    count_memo_entries,
+    count_memo_hits,
+    narrow_text_memos,
+    widen_text_memos,
+)
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
 from monitor.evidence._parties import (
     find_handed_over_grams,
@@ -143,6 +149,7 @@ __all__ = [
     "names_account_of",
     "names_labelled_data",
     "names_party_of",
+    "narrow_text_memos",
     "normalize",
     "normalize_text",
     "parse_ipv4",
@@ -154,5 +161,6 @@ __all__ = [
     "secret_needles",
     "skeleton",
     "squash",
+    "widen_text_memos",
     "winnow",
 ]

@@ -10,6 +10,10 @@ several (a tuple of fingerprints, facts or addresses can outweigh its text many 
 (a mapping or list) is charged by its text alone, though it takes several times that in memory: the memory each
 memo holds at its budget is measured by ``bench/bench_memo_memory.py``. Memos are shared by all sessions and safe
 to use from several threads.
+
+While a batch analysis runs (:func:`widen_text_memos`), each memo keeps :data:`BATCH_SCALE` times its budget and
+texts up to :data:`BATCH_CHARS` long: a process that reads a corpus once and exits can spend more memory on not
+reading the same texts again than a host that runs for weeks beside other work.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ MEMO_BUDGET = 2_000_000
 """Units one memo keeps in all, unless it says otherwise (see :data:`ITEM_COST`)."""
 ITEM_COST = 64
 """Units an item of a kept result costs, beside the characters of its text (about the bytes of a small object)."""
+BATCH_SCALE = 4
+"""How many times its budget each memo keeps while a batch analysis runs (:func:`widen_text_memos`)."""
+BATCH_CHARS = 50_000
+"""Longest text each memo keeps while a batch analysis runs (the longest a memo keeps at any time)."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -48,6 +56,7 @@ class TextMemo(Generic[_P, _T]):
         self.function = function
         self.chars = chars
         self.budget = budget
+        self._usual = (chars, budget)
         self.cost = cost or _default_cost
         self.hits = 0
         """Calls answered from the memo (counted without a lock: a figure for benchmarks, not an exact tally)."""
@@ -93,6 +102,24 @@ class TextMemo(Generic[_P, _T]):
             self._size = 0
             self.hits = self.misses = 0
 
+    def widen(self, scale: int, chars: int) -> None:
+        """Keep ``scale`` times the usual budget, and texts up to ``chars`` long (or the usual length, if longer)."""
+        usual_chars, usual_budget = self._usual
+        self.chars = max(usual_chars, chars)
+        self.budget = usual_budget * scale
+
+    def narrow(self) -> None:
+        """Go back to the usual bounds: texts longer than the usual length go, then the least recently used until
+        the usual budget holds."""
+        with self._lock:
+            self.chars, self.budget = self._usual
+            kept = self._kept
+            for key in [k for k in kept if len(k if isinstance(k, str) else k[0]) > self.chars]:
+                self._size -= kept.pop(key)[1]
+            while self._size > self.budget:
+                _, (_, old_cost) = kept.popitem(last=False)
+                self._size -= old_cost
+
     def cache_size(self) -> int:
         """Texts kept now."""
         return len(self._kept)
@@ -122,6 +149,20 @@ def clear_text_memos() -> None:
     """Forget every text every memo keeps (to measure work on texts never seen before)."""
     for memo in _MEMOS:
         memo.cache_clear()
+
+
+def widen_text_memos(scale: int = BATCH_SCALE, chars: int = BATCH_CHARS) -> None:
+    """Let every memo keep ``scale`` times its budget and texts up to ``chars`` long, until
+    :func:`narrow_text_memos` (for a batch analysis, :func:`monitor.analysis.collect_for_batch`). The answers are
+    the same either way; only the time and the memory change."""
+    for memo in _MEMOS:
+        memo.widen(scale, chars)
+
+
+def narrow_text_memos() -> None:
+    """Put every memo back to its usual bounds, letting go of what they do not hold."""
+    for memo in _MEMOS:
+        memo.narrow()
 
 
 def count_memo_hits() -> dict[str, tuple[int, int]]:

@@ -133,3 +133,49 @@ def analyze_all_reversed() -> list[str]:
         batch = [item.model_dump_json() for item in analyze_records(read_inputs([sample]), SessionMonitor())]
         reports.extend(reversed(batch))
     return reports
+
+
+def test_a_widened_memo_keeps_longer_texts_and_more_until_it_is_narrowed_again() -> None:
+    calls: list[str] = []
+
+    @memoize_text(chars=4, budget=8)
+    def echo(text: str) -> str:
+        calls.append(text)
+        return text
+
+    echo.widen(3, 6)
+    for text in ("abcdef", "gh", "ij", "kl", "mn", "op", "qr", "st", "uv"):  # 6 + 8 * 2 = 22 units of 24
+        echo(text)
+    assert (echo.cache_size(), echo.cache_units()) == (9, 22)
+    calls.clear()
+    echo("abcdef")  # longer than the usual 4 characters, kept while widened
+    assert calls == []
+    echo("gh")  # the least recently used is now "ij"
+    echo.narrow()
+    # The long text goes first, then the least recently used until 8 units hold.
+    assert (echo.chars, echo.budget) == (4, 8)
+    assert (echo.cache_size(), echo.cache_units()) == (4, 8)
+    calls.clear()
+    for text in ("gh", "qr", "st", "uv", "ij", "abcdef"):
+        echo(text)
+    assert calls == ["ij", "abcdef"]
+    echo.widen(2, 2)  # a memo that keeps longer texts than the batch length keeps them
+    assert (echo.chars, echo.budget) == (4, 16)
+
+
+def test_the_memos_are_widened_for_a_batch_and_narrowed_to_their_bounds_after_it() -> None:
+    from monitor.analysis import collect_for_batch
+    from monitor.evidence._memo import BATCH_CHARS, BATCH_SCALE
+
+    usual = [(memo.chars, memo.budget) for memo in MEMOS]
+    clear_memos()
+    with collect_for_batch():
+        assert [(memo.chars, memo.budget) for memo in MEMOS] == [
+            (max(chars, BATCH_CHARS), budget * BATCH_SCALE) for chars, budget in usual
+        ]
+        batch = analyze_all()
+    assert [(memo.chars, memo.budget) for memo in MEMOS] == usual
+    assert all(memo.cache_units() <= memo.budget for memo in MEMOS)
+    assert all(len(key if isinstance(key, str) else key[0]) <= memo.chars for memo in MEMOS for key in memo._kept)
+    clear_memos()
+    assert analyze_all() == batch
