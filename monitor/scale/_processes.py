@@ -20,7 +20,7 @@ from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from monitor.analysis import AnalysisProgress
+from monitor.analysis import AnalysisProgress, collect_for_batch
 from monitor.errors import describe_exception
 from monitor.ingest import InputFormat, InputPart, partition_inputs
 from monitor.models import RecordError, SessionReport
@@ -81,8 +81,16 @@ def _chain(first: list[InputPart], rest: Iterator[InputPart]) -> Iterator[InputP
 
 
 def _serve(conn: Connection, spec: EngineSpec) -> None:
-    """A worker: analyse each part received, send back its result; stop at None or when the parent goes."""
+    """A worker: analyse each part received, send back its result; stop at None or when the parent goes.
+
+    The worker is one batch from start to end (:func:`collect_for_batch`), so its memos keep what earlier parts
+    read: a part alone would put them back to a live host's bounds when it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle: it stops the workers
+    with collect_for_batch():
+        _serve_parts(conn, spec)
+
+
+def _serve_parts(conn: Connection, spec: EngineSpec) -> None:
     while True:
         try:
             part = conn.recv()

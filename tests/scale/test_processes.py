@@ -110,3 +110,44 @@ def test_the_default_number_of_workers_follows_the_cpus_this_process_may_use(mon
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     assert count_cores() == 1
+
+
+def test_a_worker_is_one_batch_so_its_memos_keep_what_earlier_parts_read() -> None:
+    """A part ends its own batch; the worker's batch lasts until the worker stops, so the memos keep the batch's
+    bounds and what the first part read while the worker waits for the next part."""
+    import signal
+    import threading
+    from multiprocessing import Pipe
+
+    from monitor.evidence import _digest
+    from monitor.evidence._memo import BATCH_SCALE
+    from monitor.ingest import partition_inputs
+    from monitor.scale._processes import _serve
+    from tests.scale.helpers import DEV_RUNS
+
+    parts = [part for part in partition_inputs([DEV_RUNS], InputFormat.AUTO) if part.work][:2]
+    assert len(parts) == 2
+    memo = _digest._digest_text
+    usual = memo.budget
+    memo.cache_clear()
+    ours, theirs = Pipe()
+    between: list[tuple[int, int]] = []
+
+    def play_the_parent() -> None:
+        ours.send(parts[0])
+        ours.recv()
+        between.append((memo.budget, memo.cache_size()))  # the worker waits for its next part
+        ours.send(parts[1])
+        ours.recv()
+        ours.send(None)
+
+    parent = threading.Thread(target=play_the_parent)
+    saved = signal.getsignal(signal.SIGINT)
+    parent.start()
+    try:
+        _serve(theirs, EngineSpec())  # on this thread: a worker sets its signal handler on its main thread
+    finally:
+        signal.signal(signal.SIGINT, saved)
+    parent.join(10)
+    assert between and between[0][0] == usual * BATCH_SCALE and between[0][1] > 0
+    assert memo.budget == usual  # the worker's batch ended with it
