@@ -51,10 +51,13 @@ from monitor.evidence._hosts import canonical_host, host_of_url, is_internal_hos
 from monitor.evidence._index import MAX_RESULT_CHARS, ContentIndex
 from monitor.evidence._lookalikes import MAX_EDITS, find_lookalike, skeleton
 from monitor.evidence._memo import (
+    BATCH_CHARS,
+    BATCH_SCALE,
     clear_text_memos,
     count_memo_entries,
     count_memo_hits,
     narrow_text_memos,
+    read_memo_bounds,
     widen_text_memos,
 )
 from monitor.evidence._paraphrase import SalientIndex, SalientKind, SalientToken, extract_salient_tokens, is_common_word
@@ -77,6 +80,8 @@ __all__ = [
     "ACTION_FAMILIES",
     "ActionFamily",
     "ArgumentTextsOnce",
+    "BATCH_CHARS",
+    "BATCH_SCALE",
     "BLOCK",
     "ContentIndex",
     "DESTINATION_KEYS",
@@ -155,6 +160,7 @@ __all__ = [
     "parse_ipv4",
     "parse_shell_command",
     "parse_structured",
+    "read_memo_bounds",
     "registrable_domain",
     "says_it_moves_money",
     "says_it_publishes",

@@ -170,6 +170,11 @@ def count_memo_hits() -> dict[str, tuple[int, int]]:
     return {f"{memo.function.__module__}.{memo.function.__qualname__}": (memo.hits, memo.misses) for memo in _MEMOS}
 
 
+def read_memo_bounds() -> dict[str, tuple[int, int]]:
+    """Each memo's bounds now, ``(chars, budget)``, by the name of the function it memoizes (for benchmarks)."""
+    return {f"{memo.function.__module__}.{memo.function.__qualname__}": (memo.chars, memo.budget) for memo in _MEMOS}
+
+
 def count_memo_entries() -> int:
     """Texts the memos keep now, in all."""
     return sum(memo.cache_size() for memo in _MEMOS)

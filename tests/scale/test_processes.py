@@ -119,24 +119,22 @@ def test_a_worker_is_one_batch_so_its_memos_keep_what_earlier_parts_read() -> No
     import threading
     from multiprocessing import Pipe
 
-    from monitor.evidence import _digest
-    from monitor.evidence._memo import BATCH_SCALE
+    from monitor.evidence import BATCH_SCALE, clear_text_memos, count_memo_entries, read_memo_bounds
     from monitor.ingest import partition_inputs
     from monitor.scale._processes import _serve
     from tests.scale.helpers import DEV_RUNS
 
     parts = [part for part in partition_inputs([DEV_RUNS], InputFormat.AUTO) if part.work][:2]
     assert len(parts) == 2
-    memo = _digest._digest_text
-    usual = memo.budget
-    memo.cache_clear()
+    usual = read_memo_bounds()
+    clear_text_memos()
     ours, theirs = Pipe()
-    between: list[tuple[int, int]] = []
+    between: list[tuple[dict[str, tuple[int, int]], int]] = []
 
     def play_the_parent() -> None:
         ours.send(parts[0])
         ours.recv()
-        between.append((memo.budget, memo.cache_size()))  # the worker waits for its next part
+        between.append((read_memo_bounds(), count_memo_entries()))  # the worker waits for its next part
         ours.send(parts[1])
         ours.recv()
         ours.send(None)
@@ -149,5 +147,9 @@ def test_a_worker_is_one_batch_so_its_memos_keep_what_earlier_parts_read() -> No
     finally:
         signal.signal(signal.SIGINT, saved)
     parent.join(10)
-    assert between and between[0][0] == usual * BATCH_SCALE and between[0][1] > 0
-    assert memo.budget == usual  # the worker's batch ended with it
+    bounds, kept = between[0]
+    assert {name: budget for name, (_, budget) in bounds.items()} == {
+        name: budget * BATCH_SCALE for name, (_, budget) in usual.items()
+    }
+    assert kept > 0
+    assert read_memo_bounds() == usual  # the worker's batch ended with it
