@@ -114,7 +114,13 @@ class TextMemo(Generic[_P, _T]):
         with self._lock:
             self.chars, self.budget = self._usual
             kept = self._kept
-            for key in [k for k in kept if len(k if isinstance(k, str) else k[0]) > self.chars]:
+            while True:
+                try:
+                    longer = [key for key in kept if len(key if isinstance(key, str) else key[0]) > self.chars]
+                except RuntimeError:  # a hit on another thread moved an entry during the scan: scan again
+                    continue
+                break
+            for key in longer:
                 self._size -= kept.pop(key)[1]
             while self._size > self.budget:
                 _, (_, old_cost) = kept.popitem(last=False)

@@ -179,3 +179,25 @@ def test_the_memos_are_widened_for_a_batch_and_narrowed_to_their_bounds_after_it
     assert all(len(key if isinstance(key, str) else key[0]) <= memo.chars for memo in MEMOS for key in memo._kept)
     clear_memos()
     assert analyze_all() == batch
+
+
+def test_narrowing_scans_again_when_a_hit_on_another_thread_moves_an_entry_meanwhile() -> None:
+    from collections import OrderedDict
+
+    class MovedOnce(OrderedDict[str, tuple[str, int]]):
+        scans = 0
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            MovedOnce.scans += 1
+            if MovedOnce.scans == 1:
+                raise RuntimeError("OrderedDict mutated during iteration")
+            return super().__iter__()
+
+    memo = TextMemo(lambda text: text, 2, 10)
+    memo.widen(2, 8)
+    memo._kept = MovedOnce()
+    for text in ("abcdef", "ab", "cd"):
+        memo(text)
+    memo.narrow()
+    assert MovedOnce.scans == 2
+    assert sorted(memo._kept) == ["ab", "cd"] and memo.cache_units() == 4
