@@ -81,7 +81,7 @@ def test_bench_evidence_steps_times_every_step_against_the_target() -> None:
     for us, ratio in steps.values():
         assert us > 0 and abs(ratio - us / 50) < 0.01
     parts = sum(us for name, (us, _) in steps.items() if name != "one private text read, one search")
-    # Six figures each printed to 0.1 µs: the parts and the whole differ by at most 6 × 0.05 from rounding.
+    # Six figures each printed to 0.1 µs: the parts and the whole differ by at most six times 0.05 from rounding.
     assert abs(parts - steps["one private text read, one search"][0]) < 0.3 + 1e-6
 
 
