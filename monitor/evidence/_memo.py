@@ -102,6 +102,11 @@ class TextMemo(Generic[_P, _T]):
             self._size = 0
             self.hits = self.misses = 0
 
+    @property
+    def name(self) -> str:
+        """The module and name of the function it memoizes."""
+        return f"{self.function.__module__}.{self.function.__qualname__}"
+
     def widen(self, scale: int, chars: int) -> None:
         """Keep ``scale`` times the usual budget, and texts up to ``chars`` long (or the usual length, if longer)."""
         usual_chars, usual_budget = self._usual
@@ -173,12 +178,12 @@ def narrow_text_memos() -> None:
 
 def count_memo_hits() -> dict[str, tuple[int, int]]:
     """Each memo's hits and misses so far, by the name of the function it memoizes (for benchmarks)."""
-    return {f"{memo.function.__module__}.{memo.function.__qualname__}": (memo.hits, memo.misses) for memo in _MEMOS}
+    return {memo.name: (memo.hits, memo.misses) for memo in _MEMOS}
 
 
 def read_memo_bounds() -> dict[str, tuple[int, int]]:
     """Each memo's bounds now, ``(chars, budget)``, by the name of the function it memoizes (for benchmarks)."""
-    return {f"{memo.function.__module__}.{memo.function.__qualname__}": (memo.chars, memo.budget) for memo in _MEMOS}
+    return {memo.name: (memo.chars, memo.budget) for memo in _MEMOS}
 
 
 def count_memo_entries() -> int:
