@@ -57,7 +57,7 @@ def main() -> None:
         private.add(f"c{n}", text)
         salient.add(f"c{n}", text)
     steps: list[tuple[str, Callable[[Any], object], list[Any]]] = [
-        ("salient tokens of a private text", _paraphrase._read_private_facts.function, texts),
+        ("salient tokens of a private text", _paraphrase._read_private_keys.function, texts),
         ("fingerprints of a private text", _fingerprints._read_fingerprints.function, texts),
         ("secrets of a private text", lambda t: _fingerprints._read_secrets.function(t, "body"), texts),
         ("fingerprint search of an argument", lambda s: private.search([s]), sent),

@@ -93,7 +93,7 @@ def main() -> None:
         widen_text_memos()
     bounds = ReadBounds()
     print(f"{'memo':<16} {'kept':>14}  {'units':>30}  {'RSS growth':>10}")
-    fingerprints, facts = _fingerprints._read_fingerprints, _paraphrase._read_private_facts
+    fingerprints, facts = _fingerprints._read_fingerprints, _paraphrase._read_private_keys
     grown = fill("fingerprints", fingerprints, lambda: make_prose(fingerprints.chars), fingerprints)
     grown += fill(
         "k-grams",
@@ -102,7 +102,7 @@ def main() -> None:
         _fingerprints._read_kgrams,
     )
     grown += fill("salient tokens", facts, lambda: make_prose(facts.chars), facts)
-    lookup = _paraphrase._read_lookup_facts
+    lookup = _paraphrase._read_lookup_keys
     grown += fill("lookup tokens", lookup, lambda: make_prose(lookup.chars), lookup)
     addresses = _destinations._read_addresses
     grown += fill("addresses", addresses, lambda: make_addresses(addresses.chars), addresses)

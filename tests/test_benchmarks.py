@@ -102,6 +102,19 @@ def test_bench_analyze_times_the_floor_every_text_read_before() -> None:
     assert re.search(r"ratio floor/peer: +\d+\.\d\d", out) or "peer:               not installed" in out
 
 
+def test_bench_instructions_counts_the_analysis_of_a_sample_less_its_fixed_cost() -> None:
+    out = run_bench(
+        "bench/bench_instructions.py", "tests/data/agentdojo-sample.tar.gz", "--every", "4", "--warm-runs", "2"
+    )
+    assert re.search(r"sample: every 4th run, [1-9]\d* runs", out)
+    (line,) = [line for line in out.splitlines() if line.startswith(str(ROOT))]
+    total, fixed, calls, per_call = re.findall(
+        r"([\d,]+) in all, ([\d,]+) fixed .*, (\d+) calls: ([\d,]+) per call", line
+    )[0]
+    assert int(total.replace(",", "")) > int(fixed.replace(",", "")) > 0 and int(calls) > 0
+    assert int(per_call.replace(",", "")) > 0 and line.endswith("ratio to the first tree 1.000")
+
+
 def test_bench_call_steps_prints_the_cost_of_each_step_per_call() -> None:
     out = run_bench("bench/bench_call_steps.py", "tests/data/agentdojo-sample.tar.gz")
     rows = re.findall(r"^\| ((?:· )*)(.+?) \| (\d+) \| (\d+) % \|\s*(\d*)\s*\|$", out, re.MULTILINE)

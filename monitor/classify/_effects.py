@@ -9,6 +9,7 @@ Effects only ever add caution; a read-only name never removes one.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -116,15 +117,27 @@ def classify_effects(tool: ToolContext) -> frozenset[Effect]:
     effects: set[Effect] = set()
     if tool.definition is not None and tool.definition.annotations.destructiveHint is True:
         effects.add(Effect.DESTRUCTIVE)
-    tokens = set(tokenize_name(tool.name))
-    for signal in EFFECT_SIGNALS:
-        if tokens & signal.verbs and (not signal.objects or tokens & signal.objects):
-            effects.add(signal.effect)
+    effects |= _read_name_effects(tool.name) if len(tool.name) <= _MAX_KEPT_NAME else _find_name_effects(tool.name)
     if tool.arguments and names_code_execution_path(tool.arguments, tool.name):
         effects.add(Effect.CODE_EXECUTION)
     if tool.arguments:
         effects |= classify_shell_effects(tool.arguments)
     return frozenset(effects)
+
+
+def _find_name_effects(name: str) -> frozenset[Effect]:
+    """The effects a tool's name alone says it has."""
+    tokens = set(tokenize_name(name))
+    return frozenset(
+        signal.effect
+        for signal in EFFECT_SIGNALS
+        if tokens & signal.verbs and (not signal.objects or tokens & signal.objects)
+    )
+
+
+# A session calls a few tools many times: what their names say is worked out once (names up to a length only).
+_MAX_KEPT_NAME = 256
+_read_name_effects = functools.lru_cache(maxsize=4096)(_find_name_effects)
 
 
 _SHELL_CODE_EXECUTION = re.compile(

@@ -169,6 +169,8 @@ class CompiledCondition:
         return False
 
 
+_MAX_FOUND = 4_096
+_MAX_FOUND_CHARS = 512
 _URL_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _WITH_AUTHORITY = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
@@ -235,6 +237,11 @@ class RuleSet:
         self._entries: dict[int, list[_Entry]] = {
             id(r): [_Entry(r, e, [CompiledCondition(c) for c in e.when]) for e in r.rule.tools] for r in self.active
         }
+        # The entry found for each (server, tool, identity), and the trust for each (server, identity): the rules
+        # never change once loaded. Names are the input's, so the tables keep short names only, and a bounded
+        # number of them (emptied when full).
+        self._found: dict[tuple[str, str, ServerIdentity | None], _Entry | None] = {}
+        self._trust: dict[tuple[str, ServerIdentity | None], bool | None] = {}
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -257,6 +264,19 @@ class RuleSet:
         """The trust the first rule file covering ``server`` (of that ``identity``, when known) gives it, if any. A
         file the identity contradicts grants no trust, but its ``untrusted`` still holds: what a server announces
         never makes it more trusted than its name does."""
+        if len(server) > _MAX_FOUND_CHARS:
+            return self._look_up_trust(server, identity)
+        key = (server, identity)
+        try:
+            return self._trust[key]
+        except KeyError:
+            trust = self._look_up_trust(server, identity)
+        if len(self._trust) >= _MAX_FOUND:
+            self._trust.clear()
+        self._trust[key] = trust
+        return trust
+
+    def _look_up_trust(self, server: str, identity: ServerIdentity | None) -> bool | None:
         for r in self._match_name(server):
             if r.rule.trust is None:
                 continue
@@ -284,6 +304,19 @@ class RuleSet:
         return (entry.loaded, entry.entry) if entry else None
 
     def _find(self, server: str, tool: str, identity: ServerIdentity | None = None) -> _Entry | None:
+        if len(server) + len(tool) > _MAX_FOUND_CHARS:
+            return self._look_up(server, tool, identity)
+        key = (server, tool, identity)
+        try:
+            return self._found[key]
+        except KeyError:
+            found = self._look_up(server, tool, identity)
+        if len(self._found) >= _MAX_FOUND:
+            self._found.clear()
+        self._found[key] = found
+        return found
+
+    def _look_up(self, server: str, tool: str, identity: ServerIdentity | None) -> _Entry | None:
         for r in self._files_for(server, identity):
             for entry in self._entries[id(r)]:
                 if fnmatch.fnmatchcase(tool, entry.entry.match):

@@ -21,6 +21,8 @@ from monitor.evidence._memo import ITEM_COST, TextMemo
 from monitor.evidence._provenance import MAX_ATTRIBUTE_CHARS
 
 _MAX_ATTRIBUTES = 64
+MIN_RECORD_VALUE = 6
+"""Characters a listed value of private content needs to be a field of a record (shorter ones are too short)."""
 _DIGEST_CHARS = 50_000
 _DIGEST_BUDGET = 4_000_000
 
@@ -66,6 +68,31 @@ class ObjectDigest:
 
 
 @dataclass(frozen=True, slots=True)
+class DigestShape:
+    """What a digest's items add to each table of an index, worked out once with the digest: each table's keys in
+    the order the items add them, so that an index with room for all of them adds them at once."""
+
+    listed: tuple[str, ...]
+    """Each listed (not free) value, folded, then its addresses: what a trusted result lists."""
+    outsiders: tuple[str, ...]
+    """The same, of the values under a key that names who wrote them (an untrusted result's outsiders)."""
+    insiders: tuple[str, ...]
+    """The same, of the other listed values (what an untrusted result lists)."""
+    free: tuple[str, ...]
+    """The free texts, folded."""
+    free_chars: int
+    private_values: tuple[str, ...]
+    """The listed values (folded) of :data:`MIN_RECORD_VALUE` to ``MAX_ATTRIBUTE_CHARS`` characters: the fields of
+    a private record."""
+    private_insiders: tuple[str, ...]
+    """The same, of the values not under a key that names who wrote them (an untrusted private result's fields)."""
+    pending: tuple[LeafDigest, ...]
+    """Every leaf, the first of each key and value only: the private content a private result brings."""
+    pending_chars: int
+    objects: tuple[ObjectDigest, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ResultDigest:
     """A result as the index reads it: its objects and leaves in walk order, within the character budget."""
 
@@ -74,6 +101,7 @@ class ResultDigest:
     """A reading bound left part of the result unexamined."""
     cut: bool
     """The result was longer than the index's character budget: the rest was not examined."""
+    shape: DigestShape
 
 
 def digest_result(reading: Reading, max_chars: int) -> ResultDigest:
@@ -100,7 +128,49 @@ def _read_digest(reading: Reading, max_chars: int) -> ResultDigest:
             cut = True
         budget -= len(leaf.value)
         items.append(_digest_leaf(leaf))
-    return ResultDigest(tuple(items), reading.truncated, cut)
+    return ResultDigest(tuple(items), reading.truncated, cut, _shape(items))
+
+
+def _shape(items: list[LeafDigest | ObjectDigest]) -> DigestShape:
+    listed: list[str] = []
+    outsiders: list[str] = []
+    insiders: list[str] = []
+    free: list[str] = []
+    fields: list[str] = []
+    insider_fields: list[str] = []
+    pending: dict[int, LeafDigest] = {}
+    objects: list[ObjectDigest] = []
+    for item in items:
+        if isinstance(item, ObjectDigest):
+            objects.append(item)
+            continue
+        pending.setdefault(item.seen_key, item)
+        if item.free_text:
+            free.append(item.normalized)
+            continue
+        keys = (item.normalized, *item.addresses)
+        listed.extend(keys)
+        field = MIN_RECORD_VALUE <= len(item.value) <= MAX_ATTRIBUTE_CHARS
+        if field:
+            fields.append(item.normalized)
+        if item.outsider:
+            outsiders.extend(keys)
+        else:
+            insiders.extend(keys)
+            if field:
+                insider_fields.append(item.normalized)
+    return DigestShape(
+        listed=tuple(listed),
+        outsiders=tuple(outsiders),
+        insiders=tuple(insiders),
+        free=tuple(free),
+        free_chars=sum(len(text) for text in free),
+        private_values=tuple(fields),
+        private_insiders=tuple(insider_fields),
+        pending=tuple(pending.values()),
+        pending_chars=sum(len(leaf.value) for leaf in pending.values()),
+        objects=tuple(objects),
+    )
 
 
 def _digest_text_now(text: str, bounds: ReadBounds, max_chars: int) -> ResultDigest:

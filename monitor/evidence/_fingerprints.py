@@ -39,6 +39,7 @@ BLOCK = 65_536
 """k-grams hashed at a time when fingerprinting: the memory fingerprinting needs, whatever the text's size."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
+_ASCII_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 _NEEDLE_PREFIX = 6
 _RAW_KEY = "\0"
 # Above this much work (needles times characters), encoded secrets are looked up by prefix instead of one by one.
@@ -64,6 +65,13 @@ def normalize(text: str) -> tuple[str, list[int]]:
     return "".join(kept), positions
 
 
+def fold_alnum(text: str) -> str:
+    """:func:`normalize` without the positions: for ASCII text the letters and digits lowercased, in C."""
+    if text.isascii():
+        return _ASCII_NOT_ALNUM.sub("", text).lower()
+    return normalize(text)[0]
+
+
 def squash(text: str) -> str:
     """:func:`normalize` without the positions (fast)."""
     return _NOT_ALNUM.sub("", fold(text).lower())
@@ -72,6 +80,9 @@ def squash(text: str) -> str:
 def kgram_hashes(norm: str, start: int = 0, stop: int | None = None) -> list[int]:
     """The CRC-32 of every k-gram of normalised text (of those starting in ``start:stop``)."""
     stop = len(norm) - K + 1 if stop is None else stop
+    if norm.isascii():  # one character a byte: the k-grams are cut from the text encoded once
+        data = norm.encode()
+        return [zlib.crc32(data[i : i + K]) for i in range(start, stop)]
     return [zlib.crc32(norm[i : i + K].encode()) for i in range(start, stop)]
 
 
@@ -154,14 +165,25 @@ class FragmentIndex:
             self._user_typed.update(_read_kgrams(text))
             self._user_text.append(squash(text))
         elif len(self._known) < 4 * self.max_fingerprints:
+            # A hash known before keeps its first time (the order of known hashes does not matter).
             known = self._known
-            for h in _read_kgrams(text):
-                known.setdefault(h, at)
+            known.update(dict.fromkeys(set(_read_kgrams(text)).difference(known), at))
 
     def add(self, call_id: str, text: str, at: int = 0) -> None:
         """Index private content that ``call_id`` returned at time ``at``."""
         known, prints = self._known, self._prints
-        for h in _read_fingerprints(text):
+        hashes = _read_fingerprints(text)
+        added = dict.fromkeys(hashes, call_id)
+        if len(prints) + len(added) <= self.max_fingerprints:
+            # None can be let go meanwhile: the new hashes go in at once, in the order they first appear.
+            for h in added.keys() & prints.keys():
+                del added[h]
+            for h in added.keys() & known.keys():
+                if known[h] < at:
+                    del added[h]
+            prints.update(added)
+            return
+        for h in hashes:
             if known.get(h, at) >= at:
                 prints.setdefault(h, call_id)
                 if len(prints) > self.max_fingerprints:
@@ -172,7 +194,7 @@ class FragmentIndex:
         """The k-gram hashes of ``text`` that are fingerprints of private content (the user's own words aside):
         what makes a piece of ``text`` evidence."""
         prints, typed = self._prints, self._user_typed
-        return frozenset(h for h in kgram_hashes(normalize(text)[0]) if h in prints and h not in typed)
+        return frozenset(h for h in kgram_hashes(fold_alnum(text)) if h in prints and h not in typed)
 
     def add_secrets(self, call_id: str, key: str, value: str) -> None:
         """Index secret-shaped values of a private leaf, with their encodings."""
@@ -207,7 +229,7 @@ class FragmentIndex:
         for match in matches:
             if match.transform in (Transform.PARAPHRASE, Transform.FILE):
                 continue
-            text = normalize(match.text)[0]
+            text = fold_alnum(match.text)
             if any(
                 (key.removeprefix(_RAW_KEY) in match.text) if key.startswith(_RAW_KEY) else (key in text)
                 for key in self._credentials
@@ -266,7 +288,7 @@ class FragmentIndex:
     ) -> list[FragmentMatch]:
         matches: list[FragmentMatch] = []
         encoded = self._find_encoded(texts)
-        matched_text = [normalize(m.text)[0] for m in found]
+        matched_text = [fold_alnum(m.text) for m in found]
         for secret, (call_id, _needles) in self._secrets.items():
             if secret.startswith(_RAW_KEY):
                 if secret in encoded:
@@ -312,13 +334,13 @@ class FragmentIndex:
         return found
 
     def _search_one(self, text: str, transform: Transform) -> list[FragmentMatch]:
-        norm, positions = normalize(text)
-        return self._search_norm(norm, (text, positions), transform)
+        # Where each kept character stood is needed only to quote a match: worked out when one is found.
+        return self._search_norm(fold_alnum(text), text, transform)
 
     def _search_norm(
         self,
         norm: str,
-        original: tuple[str, list[int]] | None,
+        original: str | None,
         transform: Transform,
         crossing: Sequence[int] = (),
     ) -> list[FragmentMatch]:
@@ -339,12 +361,13 @@ class FragmentIndex:
             else:
                 spans.append((pos, pos + K, call_id))
         found = []
+        positions: list[int] | None = None
         for start, end, call_id in spans:
             if crossing and not any(start < cut < end for cut in crossing):
                 continue  # only what joins two pieces: each piece alone is searched on its own
             if original is not None:
-                text, positions = original
-                snippet = _whole_words(text, positions[start], positions[end - 1] + 1)
+                positions = positions if positions is not None else normalize(original)[1]
+                snippet = _whole_words(original, positions[start], positions[end - 1] + 1)
             else:
                 snippet = norm[start:end]
             found.append(FragmentMatch(call_id, snippet, transform))

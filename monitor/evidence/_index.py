@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from monitor.evidence import _provenance
 from monitor.evidence._actions import (
@@ -17,7 +17,14 @@ from monitor.evidence._destinations import (
     iter_argument_texts,
     normalize_text,
 )
-from monitor.evidence._digest import LeafDigest, MessageDigest, ObjectDigest, digest_result
+from monitor.evidence._digest import (
+    MIN_RECORD_VALUE,
+    DigestShape,
+    LeafDigest,
+    MessageDigest,
+    ObjectDigest,
+    digest_result,
+)
 from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._paraphrase import SalientIndex
 from monitor.evidence._provenance import MAX_ATTRIBUTE_CHARS
@@ -28,6 +35,7 @@ from monitor.models import Destination, DestinationKind, FragmentMatch, Labelled
 
 _SENT_TAIL_CHARS = 256
 _MAX_STREAMS = 64
+_V = TypeVar("_V")
 MAX_RESULT_CHARS = 1_000_000
 """Characters of one result that are indexed (private text fingerprinted, free text kept); past that the rest
 of the result is not examined and ``truncated`` is set."""
@@ -35,7 +43,6 @@ of the result is not examined and ``truncated`` is set."""
 _MAX_PENDING_CHARS = 200_000
 # Up to this many free texts a search reads them all; past it, only those holding the value's words.
 _SCAN_ALL_TEXTS = 32
-_MIN_RECORD_VALUE = 6
 _MIN_RECORD_FIELDS = 2
 
 
@@ -144,10 +151,12 @@ class ContentIndex:
         value = normalize_text(value)
         return bool(value) and any(contains_token(text, value) for text in self.user_text)
 
-    def add_place(self, call_id: str, arguments: Mapping[str, Any], tool: str = "") -> None:
+    def add_place(
+        self, call_id: str, arguments: Mapping[str, Any], tool: str = "", texts: Sequence[str] | None = None
+    ) -> None:
         """Record the arguments of a call that ran: whether it read a place the user pointed at (see
-        :func:`~monitor.evidence._provenance.record_place`)."""
-        _provenance.record_place(self, call_id, arguments, tool)
+        :func:`~monitor.evidence._provenance.record_place`; ``texts``: the arguments' texts, already walked)."""
+        _provenance.record_place(self, call_id, arguments, tool, texts)
 
     def is_seen_verbatim(self, text: str) -> bool:
         """Whether ``text`` (a URL, an address, a value) appears whole in what the session saw."""
@@ -182,11 +191,12 @@ class ContentIndex:
         self._result_clock.setdefault(call_id, self._clock)
         reading = result if isinstance(result, Reading) else Reading(result)
         digest = digest_result(reading, MAX_RESULT_CHARS)
-        for item in digest.items:
-            if isinstance(item, LeafDigest):
-                self._add_leaf(call_id, item, private, untrusted)
-            else:
-                self._add_object(item)
+        if not _add_at_once(self, call_id, digest.shape, private, untrusted):
+            for item in digest.items:
+                if isinstance(item, LeafDigest):
+                    self._add_leaf(call_id, item, private, untrusted)
+                else:
+                    self._add_object(item)
         # What was not examined may carry private data or an attacker's words: it counts against later calls.
         if (digest.cut or digest.truncated) and (private or untrusted):
             self.truncated_result = True
@@ -202,7 +212,11 @@ class ContentIndex:
                 self.truncated_listing = True
             if private:
                 self._add_private_value(call_id, leaf)
-        if private and leaf.seen_key not in self._private_seen:
+        if private:
+            self._add_pending(call_id, leaf)
+
+    def _add_pending(self, call_id: str, leaf: LeafDigest) -> None:
+        if leaf.seen_key not in self._private_seen:
             # The same text returned again (a second search of the same inbox) adds nothing new.
             if len(self._private_seen) < self.max_values:
                 self._private_seen.add(leaf.seen_key)
@@ -214,7 +228,7 @@ class ContentIndex:
     def _add_private_value(self, call_id: str, leaf: LeafDigest) -> None:
         # Short fields of private records (a customer's e-mail, phone, id) are too short to fingerprint.
         size = len(leaf.value)
-        if _MIN_RECORD_VALUE <= size <= MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
+        if MIN_RECORD_VALUE <= size <= MAX_ATTRIBUTE_CHARS and len(self._private_values) < self.max_values:
             self._private_values.setdefault(leaf.normalized, (call_id, self._clock))
 
     def _exclude_later(self, text: str, at: int | None) -> None:
@@ -371,6 +385,55 @@ class ContentIndex:
         strong = {f.from_call for f in found}
         found.extend(f for f in self.salient.search(texts) if f.from_call not in strong)
         return found
+
+
+def _add_at_once(index: ContentIndex, call_id: str, shape: DigestShape, private: bool, untrusted: bool) -> bool:
+    """Apply a digest table by table, when every table has room for all it adds and the private content it
+    brings is not fingerprinted on the way (then no bound is met, and each table ends as adding the items one by
+    one leaves it); False, and nothing added, otherwise."""
+    tables: tuple[tuple[dict[str, str], tuple[str, ...]], ...] = (
+        ((index.outsiders, shape.outsiders), (index.listed, shape.insiders))
+        if untrusted
+        else ((index.listed, shape.listed),)
+    )
+    # The private fields are listed values too, and the listed table is never emptied: while it has room, so
+    # has theirs.
+    if (
+        any(len(table) + len(keys) >= index.max_values for table, keys in tables)
+        or index._text_chars + shape.free_chars > index.max_text_chars
+        or (private and len(index._private_seen) + len(shape.pending) >= index.max_values)
+        or (private and index._pending_chars + shape.pending_chars > _MAX_PENDING_CHARS)
+    ):
+        return False
+    for table, keys in tables:
+        _add_first(table, keys, call_id)
+    if shape.free:
+        index.free_text.extend((call_id, text, untrusted) for text in shape.free)
+        index._text_chars += shape.free_chars
+    if private:
+        fields = shape.private_insiders if untrusted else shape.private_values
+        _add_first(index._private_values, fields, (call_id, index._clock))
+        _add_fresh_pending(index, call_id, shape)
+    for obj in shape.objects:  # objects fill other tables than leaves: their order among leaves does not matter
+        index._add_object(obj)
+    return True
+
+
+def _add_fresh_pending(index: ContentIndex, call_id: str, shape: DigestShape) -> None:
+    seen = index._private_seen
+    fresh = [leaf for leaf in shape.pending if leaf.seen_key not in seen]
+    seen.update(leaf.seen_key for leaf in fresh)
+    clock = index._clock
+    index._pending.extend((clock, call_id, leaf.key, leaf.value) for leaf in fresh)
+    index._pending_chars += sum(len(leaf.value) for leaf in fresh)
+
+
+def _add_first(table: dict[str, _V], keys: Sequence[str], value: _V) -> None:
+    """``table.setdefault(key, value)`` for each key in order, the new keys added at once."""
+    added = dict.fromkeys(keys, value)
+    for key in added.keys() & table.keys():
+        del added[key]
+    table.update(added)
 
 
 def _add_value(table: dict[str, str], call_id: str, leaf: LeafDigest, max_values: int) -> bool:

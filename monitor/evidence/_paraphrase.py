@@ -218,33 +218,44 @@ class SalientIndex:
         if len(text) > MAX_EXAMINED_CHARS:
             text = text[:MAX_EXAMINED_CHARS]
             self._truncated = True
+        keys = _read_private_keys(text)
+        if len(self._tokens) + len(keys) > self.max_tokens:
+            # Keys may be let go while this text is read, and come back: read it token by token, in order.
+            keys = tuple((t.key, t.weight) for fact in _scan(_prepare_text(text), lookup=False) for t in fact.tokens)
         tokens, known = self._tokens, self._known
-        for fact in _read_private_facts(text):
-            for token in fact.tokens:
-                if known.get(token.key, at) < at:
-                    continue
-                entry = tokens.get(token.key)
-                if entry is None:
-                    tokens[token.key] = _Entry(token.weight, [call_id])
-                    if len(tokens) > self.max_tokens:
-                        tokens.popitem(last=False)
-                        self._truncated = True
-                    continue
-                entry.weight = max(entry.weight, token.weight)
-                if call_id not in entry.sources and len(entry.sources) < _MAX_SOURCES:
-                    entry.sources.append(call_id)
+        for key, weight in keys:
+            if known.get(key, at) < at:
+                continue
+            entry = tokens.get(key)
+            if entry is None:
+                tokens[key] = _Entry(weight, [call_id])
+                if len(tokens) > self.max_tokens:
+                    tokens.popitem(last=False)
+                    self._truncated = True
+                continue
+            entry.weight = max(entry.weight, weight)
+            if call_id not in entry.sources and len(entry.sources) < _MAX_SOURCES:
+                entry.sources.append(call_id)
 
     def exclude(self, text: str, *, at: int | None = None) -> None:
         """Tokens that are not evidence: with no ``at``, never (what the user typed); with ``at``, not against
         private content added after time ``at`` (what the agent sent before that content arrived)."""
         cap = 4 * self.max_tokens
-        for fact in _read_lookup_facts(text[:MAX_EXAMINED_CHARS]):
-            for token in fact.tokens:
-                if at is None:
-                    if len(self._typed) < cap:
-                        self._typed.add(token.key)
-                elif len(self._known) < cap:
-                    self._known.setdefault(token.key, at)
+        keys = _read_lookup_keys(text[:MAX_EXAMINED_CHARS])
+        if at is None:
+            if len(self._typed) + len(keys) <= cap:
+                self._typed.update(keys)
+                return
+            for key in keys:
+                if len(self._typed) < cap:
+                    self._typed.add(key)
+        elif len(self._known) + len(keys) <= cap:  # the order of known keys does not matter, only their time
+            known = self._known
+            known.update(dict.fromkeys(set(keys).difference(known), at))
+        else:
+            for key in keys:
+                if len(self._known) < cap:
+                    self._known.setdefault(key, at)
 
     def search(self, texts: Iterable[str]) -> list[FragmentMatch]:
         """One ``PARAPHRASE`` match per source call whose salient tokens in ``texts`` (a call's argument
@@ -303,13 +314,21 @@ def _iter_views(text: str) -> Iterator[str]:
 
 
 @memoize_text(chars=1_000, budget=1_000_000)
-def _read_private_facts(text: str) -> tuple[_Fact, ...]:
-    return tuple(_scan(_prepare_text(text), lookup=False))
+def _read_private_keys(text: str) -> tuple[tuple[str, int], ...]:
+    """The keys of the salient tokens of private text, each once with the largest weight it was seen with, in
+    the order they first appear: what indexing the text adds, when no key is let go meanwhile."""
+    weights: dict[str, int] = {}
+    for fact in _scan(_prepare_text(text), lookup=False):
+        for token in fact.tokens:
+            if token.key not in weights or weights[token.key] < token.weight:
+                weights[token.key] = token.weight
+    return tuple(weights.items())
 
 
 @memoize_text(chars=1_000, budget=1_000_000)
-def _read_lookup_facts(text: str) -> tuple[_Fact, ...]:
-    return tuple(_scan(_prepare_text(text), lookup=True))
+def _read_lookup_keys(text: str) -> tuple[str, ...]:
+    """The keys of the salient tokens of excluded text, each once, in the order they first appear."""
+    return tuple(dict.fromkeys(token.key for fact in _scan(_prepare_text(text), lookup=True) for token in fact.tokens))
 
 
 def _scan(text: str, *, lookup: bool, known: Container[str] | None = None) -> Iterator[_Fact]:

@@ -114,10 +114,14 @@ def is_described_object(index: _Index, value: str) -> bool:
     """Whether ``value`` is the id of a listed object the user described by the words of its title: every word of a
     field of it is among the user's words, two at least, one of them not a common word ("my notes from this
     morning's Atlas sync" describes "Atlas sync 2026-10-20 - my notes")."""
+    normalized = normalize_text(value)
+    records = index.attributes_of(normalized)[:_MAX_RECORDS]
+    if not records:
+        return False
     said = {word for text in index.user_text for word in _WORD.findall(text.lower())}
-    for scalars in index.attributes_of(normalize_text(value))[:_MAX_RECORDS]:
+    for scalars in records:
         for field_value in scalars.values():
-            if not isinstance(field_value, str) or normalize_text(field_value) == normalize_text(value):
+            if not isinstance(field_value, str) or normalize_text(field_value) == normalized:
                 continue
             words = set(_WORD.findall(field_value.lower()))
             if len(words) >= 2 and words <= said and not all(is_common_word(word) for word in words):

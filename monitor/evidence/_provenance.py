@@ -28,7 +28,7 @@ from monitor.evidence._parties import (
     names_users_object,
 )
 from monitor.evidence._postal import find_listed_street
-from monitor.evidence._tokens import contains_token, id_mention
+from monitor.evidence._tokens import contains_token, mentions_id
 from monitor.evidence._words import FreeText
 from monitor.models import Destination, DestinationKind, LabelledDestination, Origin
 
@@ -53,14 +53,18 @@ class _Index(_PartiesIndex, Protocol):
         """The place of ``call_id``'s result among the session's results (0: the first, or none)."""
 
 
-def record_place(index: _Index, call_id: str, arguments: Mapping[str, Any], tool: str = "") -> None:
+def record_place(
+    index: _Index, call_id: str, arguments: Mapping[str, Any], tool: str = "", texts: Sequence[str] | None = None
+) -> None:
     """Record the arguments of a call that ran: when its names are values the user typed (a channel, a
     subject, a file name) or ids of objects the user named, the call read a place the user pointed at. A call
     that names nothing reads the place its tool is for: a place of the kind the user's words name ("check my
-    inbox"), where a destination may be delegated (see :attr:`pointed_places`)."""
+    inbox"), where a destination may be delegated (see :attr:`pointed_places`). ``texts``, when given, are the
+    texts of ``arguments`` as :func:`iter_argument_texts` yields them (a caller that walked them already)."""
     # Every name in the request must be the user's (``alice/private-infra`` is not the ``alice/pacman``
     # the user named, though the owner is the same). A number is an id only of an object the user described.
-    texts = [text for _, _, text in iter_argument_texts(arguments) if len(text) <= MAX_ATTRIBUTE_CHARS]
+    walked = texts if texts is not None else [text for _, _, text in iter_argument_texts(arguments)]
+    texts = [text for text in walked if len(text) <= MAX_ATTRIBUTE_CHARS]
     named = [text for text in texts if len(text) >= _MIN_STEERING_CHARS - 1 and not text.strip().isdigit()]
     ids = [text for text in texts if text.strip().isdigit() and is_described_object(index, text)]
     if not named and not ids:
@@ -103,7 +107,7 @@ def label_destination(
             return mentions_destination(text, destination)
         # A bare number in prose is a date, an amount or a count; it names a place only when named as an id.
         if value.isdigit():
-            return id_mention(value).search(text) is not None
+            return mentions_id(text, value)
         return contains_token(text, value, domain=destination.kind is DestinationKind.DOMAIN)
 
     if any(seen_in(text) for text in index.user_text):
@@ -216,8 +220,7 @@ def find_steered_value(
 
 def _first_untrusted_mention(index: _Index, value: str) -> str | None:
     if value.isdigit():
-        pattern = id_mention(value)
-        return next((c for c, free, untrusted in index.free_text if untrusted and pattern.search(free)), None)
+        return next((c for c, free, untrusted in index.free_text if untrusted and mentions_id(free, value)), None)
     if len(value) < _MIN_STEERING_CHARS:
         return None
     texts = index.free_texts_with(value)

@@ -25,6 +25,7 @@ from monitor.evidence import (
     asks_to_send_secret,
     bound_arguments,
     is_own_store_write,
+    iter_argument_texts,
 )
 from monitor.models import Action, Decision, FragmentMatch, Leg, Level, ToolContext
 from monitor.session._boundary import note_call_id
@@ -99,6 +100,8 @@ def decide_call(
     record = CallRecord(
         unique_id, call_id, index, server, tool, args, classified.classification, classified.rule_ids, decision
     )
+    if args is not None:  # walked already by bound_arguments, in this step's scope
+        record.argument_texts = tuple(text for _, _, text in iter_argument_texts(args))
     record_call(state, record, examined, legs_before, classified)
     return decision
 
@@ -204,7 +207,7 @@ def record_result(
     if not waiting:
         del state.unanswered[call_id]
     record.answered, record.failed = True, is_error
-    state.index.add_place(record.call_id, record.arguments or {}, record.tool)
+    state.index.add_place(record.call_id, record.arguments or {}, record.tool, record.argument_texts)
     labels = read_result_labels(result)
     # The server's trust matters only to labels (a result without any is the common case).
     server, identity = record.server, state.identities.get(record.server)

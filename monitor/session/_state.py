@@ -74,6 +74,9 @@ class CallRecord:
     observed: bool = False
     time: datetime | None = None
     source: str | None = None
+    argument_texts: tuple[str, ...] | None = None
+    """The texts of ``arguments``, as the evidence walked them when the call was decided (read again when its
+    result is recorded)."""
 
     def to_report(self) -> CallReport:
         """Return the record frozen into a :class:`CallReport`."""

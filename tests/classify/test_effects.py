@@ -2,6 +2,7 @@ from typing import Any
 
 import pytest
 
+from monitor.classify import _effects as effects_module
 from monitor.classify import classify_effects
 from monitor.models import Effect, ToolContext, parse_tool
 
@@ -78,3 +79,13 @@ def test_reading_those_places_or_writing_elsewhere_is_not(tool: str, arguments: 
 @pytest.mark.parametrize("command", ["rm -rf build/", "git push --force origin main", "git reset --hard HEAD~3"])
 def test_shell_commands_that_destroy_data_are_destructive(command: str) -> None:
     assert D in effects("Bash", {"command": command})
+
+
+def test_a_name_says_the_same_asked_again_and_past_the_length_whose_answer_is_kept() -> None:
+    long_name = "delete_repository_" + "x" * 300
+    for _ in range(2):
+        assert classify_effects(ToolContext("s", "delete_repository")) == {Effect.DESTRUCTIVE}
+        assert classify_effects(ToolContext("s", long_name)) == {Effect.DESTRUCTIVE}
+        assert classify_effects(ToolContext("s", "read_file")) == frozenset()
+    assert effects_module._read_name_effects.cache_info().currsize >= 2
+    assert effects_module._read_name_effects.cache_parameters()["maxsize"] is not None  # names are the input's

@@ -228,3 +228,46 @@ def test_a_pack_that_withholds_trust_still_withholds_it_from_a_server_that_contr
     # The host trusts the server; the pack says not to. Announcing another serverInfo must not win the host's trust.
     assert classifier.trust_for("wiki", True, ServerIdentity(name="wiki-clone")) is False
     assert classifier.trust_for("wiki", True, ServerIdentity(name="team-wiki")) is False
+
+
+def test_a_lookup_is_remembered_per_server_tool_and_identity_and_stays_right_past_the_tables_bound(
+    tmp_path: Path,
+) -> None:
+    pack = tmp_path / "wiki.yaml"
+    pack.write_text(
+        yaml.safe_dump(
+            {
+                "id": "0b5e1c9e-7c55-4b51-9a43-0c6f3f0d4a12",
+                "title": "Team wiki",
+                "status": "test",
+                "author": "tests",
+                "date": "2026-12-07",
+                "server": "wiki",
+                "server_info": {"name": ["team-wiki"]},
+                "trust": "trusted",
+                "tools": [
+                    {"match": "fetch", "legs": ["private_data"], "reason": "the team's own pages"},
+                    {"match": "get_*", "legs": ["private_data"], "reason": "the team's own pages"},
+                ],
+                "tests": [{"tool": "fetch", "legs": ["private_data"]}],
+            }
+        )
+    )
+    rules = load_rules([pack], builtin=False)
+    same, other = ServerIdentity(name="team-wiki"), ServerIdentity(name="wiki-clone")
+    long_name = "get_" + "x" * 600
+    for _ in range(2):  # the second time from what the first remembered
+        assert rules.find("wiki", "fetch", same) is not None
+        assert rules.find("wiki", "fetch", other) is None
+        assert rules.find("wiki", "get_page") is not None
+        assert rules.find("wiki", "put_page") is None
+        assert rules.find("wiki", long_name) is not None
+        assert rules.trust_for("wiki", same) is True
+        assert rules.trust_for("wiki", other) is None  # contradicted: no trust granted
+        assert rules.trust_for("elsewhere") is None
+    for i in range(5_000):  # names from the input: the table is bounded
+        assert rules.find("wiki", f"put_{i}") is None
+    assert len(rules._found) <= 4_096
+    assert all(len(server) + len(tool) <= 512 for server, tool, _ in rules._found)
+    assert rules.find("wiki", "fetch", same) is not None
+    assert rules.find("wiki", "fetch", other) is None

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from monitor.evidence import ContentIndex, ReadBounds, Reading, clear_text_memos
 from monitor.evidence import _index as index_module
 from monitor.evidence._digest import LeafDigest, ObjectDigest, _digest_text, digest_result
@@ -108,3 +111,51 @@ def test_a_digest_lists_objects_and_leaves_in_the_order_the_walk_met_them() -> N
     assert body.free_text and body.addresses == () and body.normalized == body.value.lower()
     sender = leaves[0]
     assert sender.outsider and sender.addresses == ("mallory@evil.example",)
+
+
+_VALUES = [
+    "mallory@evil.example",
+    "ana@corp.example",
+    "acct-7781",
+    "Lunch at noon",
+    "Please wire it to DE89 3704 0044 0532 0130 00 before Friday, thanks a lot",
+    "short",
+    "https://files.example.com/report.pdf",
+    "Project Nightingale budget is 2.4M",
+]
+_RECORDS = st.lists(
+    st.dictionaries(
+        st.sampled_from(["sender", "from", "subject", "body", "id", "owner", "url"]), st.sampled_from(_VALUES)
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(_RECORDS, st.booleans(), st.booleans()), min_size=1, max_size=6),
+    st.sampled_from([3, 8, 20, 50_000]),
+    st.sampled_from([60, 300, 1_000_000]),
+    st.sampled_from([50, 200_000]),
+)
+def test_an_index_that_applies_a_digest_table_by_table_ends_as_one_that_applies_it_item_by_item(
+    results: list[tuple[list[dict[str, str]], bool, bool]], max_values: int, max_text_chars: int, pending: int
+) -> None:
+    at_once = ContentIndex(max_values=max_values, max_text_chars=max_text_chars)
+    by_item = ContentIndex(max_values=max_values, max_text_chars=max_text_chars)
+    at_once_only = index_module._add_at_once
+    usual, index_module._MAX_PENDING_CHARS = index_module._MAX_PENDING_CHARS, pending  # flushed on the way
+    index_module._add_at_once = lambda index, *rest: index is not by_item and at_once_only(index, *rest)
+    try:
+        for n, (records, private, untrusted) in enumerate(results):
+            for index in (at_once, by_item):
+                index.add_result(f"c{n}", json.dumps(records), private=private, untrusted=untrusted)
+    finally:
+        index_module._MAX_PENDING_CHARS, index_module._add_at_once = usual, at_once_only
+    assert index_state(at_once) == index_state(by_item)
+    assert list(at_once.listed) == list(by_item.listed)  # the same first sources, in the same order
+    assert list(at_once.outsiders) == list(by_item.outsiders)
+    assert list(at_once._private_values) == list(by_item._private_values)
+    assert (at_once._text_chars, at_once.truncated_listing) == (by_item._text_chars, by_item.truncated_listing)
+    assert (at_once._private_seen, at_once._pending_chars) == (by_item._private_seen, by_item._pending_chars)
+    assert len(at_once.private) == len(by_item.private)  # what the flushes on the way fingerprinted

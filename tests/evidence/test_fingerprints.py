@@ -4,6 +4,8 @@ import zlib
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monitor.evidence import (
     MAX_VIEWS,
@@ -359,3 +361,23 @@ def test_a_match_inside_text_without_spaces_is_reported_by_a_bounded_snippet() -
     snippet = _whole_words(text, 100_000, 100_006)
     assert "secret" in snippet and len(snippet) == 6 + 2 * _MAX_WIDEN
     assert _whole_words("the quarterly figures", 4, 9) == "quarterly"
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.sampled_from(list("Ab9 _-.,:/@\n\tZé\u00dfﬁ\u0130Ω٣")), max_size=60))
+def test_the_fast_folding_and_hashing_give_what_the_character_walk_gives(text: str) -> None:
+    norm = fingerprints_module.normalize(text)[0]
+    assert fingerprints_module.fold_alnum(text) == norm
+    k = fingerprints_module.K
+    assert fingerprints_module.kgram_hashes(norm) == [
+        zlib.crc32(norm[i : i + k].encode()) for i in range(len(norm) - k + 1)
+    ]
+
+
+def test_a_verbatim_match_is_quoted_as_written_in_the_argument() -> None:
+    index = FragmentIndex()
+    index.add("c1", "The launch code for Project Nightingale is Falcon-Ridge-2291, keep it safe.")
+    # Single letters before it: each kept character stands further right in the argument than in the fold.
+    (match,) = index.search(["a b c d e f g h i j k l m n: Project   NIGHTINGALE is Falcon-Ridge-2291!! thanks"])
+    assert match.from_call == "c1"
+    assert match.text == "Project   NIGHTINGALE is Falcon-Ridge-2291!!"

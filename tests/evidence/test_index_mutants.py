@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from monitor.evidence import ContentIndex, contains_token, names_account_of
+from monitor.evidence import ContentIndex, contains_token, iter_argument_texts, names_account_of
 from monitor.evidence import _index as index_module
 from monitor.models import Destination, DestinationKind, LabelledDestination, Origin, Transform
 
@@ -285,6 +285,26 @@ def test_a_call_points_where_the_user_said_whatever_its_numeric_or_short_options
     index.add_place("c3", {"path": "notes.txt", "title": "t" * 200})
     index.add_place("c4", {"channel": "random"})
     assert index.pointed == {"c1", "c2"}
+
+
+def test_a_call_points_the_same_whether_its_texts_were_walked_before_or_not() -> None:
+    """The session passes the texts it walked when it decided the call; the place is judged on them alike."""
+    calls = {
+        "c1": {"path": "notes.txt", "max_results": 100, "lang": "en"},
+        "c2": {"channel": "ops"},
+        "c3": {"path": "notes.txt", "title": "t" * 200},
+        "c4": {"channel": "random"},
+        "c5": {},
+    }
+    walked, unwalked = ContentIndex(), ContentIndex()
+    for index in (walked, unwalked):
+        index.add_user_text("Summarise the ops channel and notes.txt")
+    for call_id, arguments in calls.items():
+        texts = [text for _, _, text in iter_argument_texts(arguments)]
+        walked.add_place(call_id, arguments, "get_channel_messages", texts)
+        unwalked.add_place(call_id, arguments, "get_channel_messages")
+    assert walked.pointed == unwalked.pointed == {"c1", "c2"}
+    assert walked.pointed_places == unwalked.pointed_places
 
 
 def test_an_id_points_where_the_user_said_when_its_listed_object_is_named() -> None:

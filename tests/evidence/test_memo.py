@@ -27,8 +27,8 @@ MEMOS = [
     _destinations._read_addresses,
     _fingerprints._read_fingerprints,
     _fingerprints._read_secrets,
-    _paraphrase._read_private_facts,
-    _paraphrase._read_lookup_facts,
+    _paraphrase._read_private_keys,
+    _paraphrase._read_lookup_keys,
     _fingerprints._read_kgrams,
     _digest._digest_text,
 ]
