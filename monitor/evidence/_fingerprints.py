@@ -27,6 +27,7 @@ from monitor.evidence._secrets import (
     is_long_enough,
     secret_needles,
 )
+from monitor.evidence._tables import add_first
 from monitor.evidence._views import decoded_views
 from monitor.models import FragmentMatch, Transform
 
@@ -165,23 +166,14 @@ class FragmentIndex:
             self._user_typed.update(_read_kgrams(text))
             self._user_text.append(squash(text))
         elif len(self._known) < 4 * self.max_fingerprints:
-            # A hash known before keeps its first time (the order of known hashes does not matter).
-            known = self._known
-            known.update(dict.fromkeys(set(_read_kgrams(text)).difference(known), at))
+            add_first(self._known, _read_kgrams(text), at)  # a hash known before keeps its first time
 
     def add(self, call_id: str, text: str, at: int = 0) -> None:
         """Index private content that ``call_id`` returned at time ``at``."""
         known, prints = self._known, self._prints
         hashes = _read_fingerprints(text)
-        added = dict.fromkeys(hashes, call_id)
-        if len(prints) + len(added) <= self.max_fingerprints:
-            # None can be let go meanwhile: the new hashes go in at once, in the order they first appear.
-            for h in added.keys() & prints.keys():
-                del added[h]
-            for h in added.keys() & known.keys():
-                if known[h] < at:
-                    del added[h]
-            prints.update(added)
+        if len(prints) + len(hashes) <= self.max_fingerprints:  # none can be let go meanwhile: all at once
+            add_first(prints, hashes, call_id, without=[h for h in known.keys() & hashes if known[h] < at])
             return
         for h in hashes:
             if known.get(h, at) >= at:

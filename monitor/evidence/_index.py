@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from monitor.evidence import _provenance
 from monitor.evidence._actions import (
@@ -29,13 +29,13 @@ from monitor.evidence._fingerprints import FragmentIndex, squash
 from monitor.evidence._paraphrase import SalientIndex
 from monitor.evidence._provenance import MAX_ATTRIBUTE_CHARS
 from monitor.evidence._secrets import PieceLog, piece_texts, split_pieces, stream_pieces
+from monitor.evidence._tables import add_first
 from monitor.evidence._tokens import contains_token
 from monitor.evidence._words import FreeText, WordIndex
 from monitor.models import Destination, DestinationKind, FragmentMatch, LabelledDestination, Transform
 
 _SENT_TAIL_CHARS = 256
 _MAX_STREAMS = 64
-_V = TypeVar("_V")
 MAX_RESULT_CHARS = 1_000_000
 """Characters of one result that are indexed (private text fingerprinted, free text kept); past that the rest
 of the result is not examined and ``truncated`` is set."""
@@ -406,13 +406,13 @@ def _add_at_once(index: ContentIndex, call_id: str, shape: DigestShape, private:
     ):
         return False
     for table, keys in tables:
-        _add_first(table, keys, call_id)
+        add_first(table, keys, call_id)
     if shape.free:
         index.free_text.extend((call_id, text, untrusted) for text in shape.free)
         index._text_chars += shape.free_chars
     if private:
         fields = shape.private_insiders if untrusted else shape.private_values
-        _add_first(index._private_values, fields, (call_id, index._clock))
+        add_first(index._private_values, fields, (call_id, index._clock))
         _add_fresh_pending(index, call_id, shape)
     for obj in shape.objects:  # objects fill other tables than leaves: their order among leaves does not matter
         index._add_object(obj)
@@ -426,14 +426,6 @@ def _add_fresh_pending(index: ContentIndex, call_id: str, shape: DigestShape) ->
     clock = index._clock
     index._pending.extend((clock, call_id, leaf.key, leaf.value) for leaf in fresh)
     index._pending_chars += sum(len(leaf.value) for leaf in fresh)
-
-
-def _add_first(table: dict[str, _V], keys: Sequence[str], value: _V) -> None:
-    """``table.setdefault(key, value)`` for each key in order, the new keys added at once."""
-    added = dict.fromkeys(keys, value)
-    for key in added.keys() & table.keys():
-        del added[key]
-    table.update(added)
 
 
 def _add_value(table: dict[str, str], call_id: str, leaf: LeafDigest, max_values: int) -> bool:

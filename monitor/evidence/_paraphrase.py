@@ -49,6 +49,7 @@ from functools import cache
 from importlib import resources
 
 from monitor.evidence._memo import memoize_text
+from monitor.evidence._tables import add_first
 from monitor.evidence._views import decoded_views
 from monitor.models import FragmentMatch, Transform
 
@@ -249,9 +250,8 @@ class SalientIndex:
             for key in keys:
                 if len(self._typed) < cap:
                     self._typed.add(key)
-        elif len(self._known) + len(keys) <= cap:  # the order of known keys does not matter, only their time
-            known = self._known
-            known.update(dict.fromkeys(set(keys).difference(known), at))
+        elif len(self._known) + len(keys) <= cap:
+            add_first(self._known, keys, at)
         else:
             for key in keys:
                 if len(self._known) < cap:
